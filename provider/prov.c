@@ -1,0 +1,337 @@
+/* Provider entry point: configuration, discovery, the algorithm lists and provider params. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+#include "prov.h"
+
+#define CCREE_VERSION "0.1.0"
+
+static OSSL_FUNC_core_get_params_fn *core_get_params;
+static OSSL_FUNC_core_new_error_fn *core_new_error;
+static OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
+static OSSL_FUNC_core_vset_error_fn *core_vset_error;
+
+static const OSSL_ITEM reason_strings[] = {
+    { CCREE_R_BAD_CONFIG, "bad configuration" },
+    { CCREE_R_NOT_OFFLOADED, "algorithm not offloaded and fallback = no" },
+    { CCREE_R_KERNEL, "kernel request failed" },
+    { CCREE_R_SOFTWARE, "software fallback failed" },
+    { CCREE_R_BAD_KEY_LENGTH, "bad key length" },
+    { CCREE_R_BAD_IV_LENGTH, "bad iv length" },
+    { CCREE_R_NO_KEY, "no key set" },
+    { CCREE_R_BAD_LENGTH, "bad data length" },
+    { CCREE_R_OUTPUT_TOO_SMALL, "output buffer too small" },
+    { CCREE_R_BAD_DECRYPT, "bad decrypt" },
+    { CCREE_R_BAD_PARAM, "bad parameter" },
+    { CCREE_R_FINALISED, "operation already finalised" },
+    { CCREE_R_UNSUPPORTED, "unsupported" },
+    { 0, NULL },
+};
+
+void ccree_raise(const OSSL_CORE_HANDLE *h, int reason, const char *file, int line,
+                 const char *func, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    core_new_error(h);
+    core_set_error_debug(h, file, line, func);
+    core_vset_error(h, reason, fmt, ap);
+    va_end(ap);
+}
+
+int ccree_use_kernel(const struct ccree_prov *p, size_t idx, size_t len)
+{
+    return p->path[idx].offload && (!p->fallback || len >= p->offload_min);
+}
+
+int ccree_check_path(const struct ccree_prov *p, size_t idx)
+{
+    if (p->path[idx].offload || p->fallback)
+        return 1;
+    CCREE_RAISE(p, CCREE_R_NOT_OFFLOADED, "%s: %s", ccree_algs[idx].kname, p->path[idx].reason);
+    return 0;
+}
+
+int ccree_kernel_failed(const struct ccree_prov *p, size_t idx, int err)
+{
+    if (p->fallback)
+        return 1;
+    CCREE_RAISE(p, CCREE_R_KERNEL, "%s (%s): %s", ccree_algs[idx].kname, p->path[idx].driver,
+                strerror(-err));
+    return 0;
+}
+
+/* Per-index entry points: OpenSSL's newctx and get_params carry no algorithm. */
+static void *newctx(void *provctx, size_t idx)
+{
+    return ccree_algs[idx].kind == CCREE_HASH ? ccree_digest_newctx(provctx, idx)
+                                              : ccree_cipher_newctx(provctx, idx);
+}
+
+static int get_params(OSSL_PARAM params[], size_t idx)
+{
+    return ccree_algs[idx].kind == CCREE_HASH ? ccree_digest_get_params(params, idx)
+                                              : ccree_cipher_get_params(params, idx);
+}
+
+#define ENTRY(i)                                                                                   \
+    static void *newctx_##i(void *provctx) { return newctx(provctx, i); }                          \
+    static int get_params_##i(OSSL_PARAM params[]) { return get_params(params, i); }
+ENTRY(0) ENTRY(1) ENTRY(2) ENTRY(3) ENTRY(4) ENTRY(5) ENTRY(6) ENTRY(7) ENTRY(8) ENTRY(9)
+ENTRY(10) ENTRY(11) ENTRY(12) ENTRY(13)
+#define E(i) { newctx_##i, get_params_##i }
+static const struct {
+    void *(*newctx)(void *);
+    int (*get_params)(OSSL_PARAM *);
+} entries[] = { E(0), E(1), E(2), E(3), E(4), E(5), E(6), E(7), E(8), E(9), E(10), E(11), E(12), E(13) };
+_Static_assert(sizeof(entries) / sizeof(entries[0]) == CCREE_NALGS, "one entry per algorithm");
+
+#define MAX_FUNCTIONS 24
+static OSSL_DISPATCH dispatch[CCREE_NALGS][MAX_FUNCTIONS];
+static OSSL_ALGORITHM cipher_list[CCREE_NALGS + 1], digest_list[CCREE_NALGS + 1];
+
+/* Each algorithm's dispatch table: its kind's functions plus its own two entry points. */
+static void build_lists(void)
+{
+    size_t i, n, c = 0, d = 0;
+
+    for (i = 0; i < CCREE_NALGS; i++) {
+        int hash = ccree_algs[i].kind == CCREE_HASH;
+        const OSSL_DISPATCH *f = hash ? ccree_digest_functions : ccree_cipher_functions;
+
+        for (n = 0; f[n].function_id != 0; n++)
+            dispatch[i][n] = f[n];
+        dispatch[i][n++] = (OSSL_DISPATCH){ hash ? OSSL_FUNC_DIGEST_NEWCTX : OSSL_FUNC_CIPHER_NEWCTX,
+                                            (void (*)(void))entries[i].newctx };
+        dispatch[i][n++] = (OSSL_DISPATCH){ hash ? OSSL_FUNC_DIGEST_GET_PARAMS
+                                                 : OSSL_FUNC_CIPHER_GET_PARAMS,
+                                            (void (*)(void))entries[i].get_params };
+        *(hash ? &digest_list[d++] : &cipher_list[c++]) =
+            (OSSL_ALGORITHM){ ccree_algs[i].names, "provider=ccree", dispatch[i], NULL };
+    }
+}
+
+static const OSSL_ALGORITHM *query(void *provctx, int id, int *no_cache)
+{
+    (void)provctx;
+    *no_cache = 0;
+    return id == OSSL_OP_CIPHER ? cipher_list : id == OSSL_OP_DIGEST ? digest_list : NULL;
+}
+
+/* One line per algorithm, tab-separated; the diagnostic tool and the tests read it. */
+static char *report(const struct ccree_prov *p)
+{
+    size_t i, len = 0, cap = 1024 * CCREE_NALGS;
+    char *s = OPENSSL_malloc(cap);
+
+    for (i = 0; s != NULL && i < CCREE_NALGS; i++) {
+        const struct ccree_path *pa = &p->path[i];
+        const struct ccree_stats *st = &ccree_stats[i];
+        int n = snprintf(s + len, cap - len, "%.*s\t%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t%llu\n",
+                         (int)strcspn(ccree_algs[i].names, ":"), ccree_algs[i].names,
+                         ccree_algs[i].kname, pa->offload ? "offload" : "software",
+                         pa->driver[0] ? pa->driver : "-", pa->offload ? "-" : pa->reason,
+                         (unsigned long long)st->ops[0], (unsigned long long)st->bytes[0],
+                         (unsigned long long)st->ops[1], (unsigned long long)st->bytes[1]);
+
+        if (n < 0 || (size_t)n >= cap - len) {
+            OPENSSL_free(s);
+            return NULL;
+        }
+        len += n;
+    }
+    return s;
+}
+
+static const OSSL_PARAM *gettable_params(void *provctx)
+{
+    static const OSSL_PARAM params[] = {
+        OSSL_PARAM_DEFN(OSSL_PROV_PARAM_NAME, OSSL_PARAM_UTF8_PTR, NULL, 0),
+        OSSL_PARAM_DEFN(OSSL_PROV_PARAM_VERSION, OSSL_PARAM_UTF8_PTR, NULL, 0),
+        OSSL_PARAM_DEFN(OSSL_PROV_PARAM_BUILDINFO, OSSL_PARAM_UTF8_PTR, NULL, 0),
+        OSSL_PARAM_DEFN(OSSL_PROV_PARAM_STATUS, OSSL_PARAM_INTEGER, NULL, 0),
+        OSSL_PARAM_uint64("ccree-offload-ops", NULL),
+        OSSL_PARAM_uint64("ccree-offload-bytes", NULL),
+        OSSL_PARAM_uint64("ccree-fallback-ops", NULL),
+        OSSL_PARAM_uint64("ccree-fallback-bytes", NULL),
+        OSSL_PARAM_utf8_string("ccree-algorithms", NULL, 0),
+        OSSL_PARAM_END,
+    };
+
+    (void)provctx;
+    return params;
+}
+
+static int provider_get_params(void *provctx, OSSL_PARAM params[])
+{
+    static const char *const counters[] = { "ccree-offload-ops", "ccree-offload-bytes",
+                                            "ccree-fallback-ops", "ccree-fallback-bytes" };
+    OSSL_PARAM *p;
+    size_t c, i;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, "ccree: Arm CryptoCell through AF_ALG"))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, CCREE_VERSION))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, "ccree " CCREE_VERSION ", built with " OPENSSL_VERSION_TEXT))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL && !OSSL_PARAM_set_int(p, 1))
+        return 0;
+    for (c = 0; c < 4; c++) {
+        uint64_t sum = 0;
+
+        if ((p = OSSL_PARAM_locate(params, counters[c])) == NULL)
+            continue;
+        for (i = 0; i < CCREE_NALGS; i++)
+            sum += c % 2 ? ccree_stats[i].bytes[c / 2] : ccree_stats[i].ops[c / 2];
+        if (!OSSL_PARAM_set_uint64(p, sum))
+            return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, "ccree-algorithms")) != NULL) {
+        char *s = report(provctx);
+        int ok = s != NULL && OSSL_PARAM_set_utf8_string(p, s);
+
+        OPENSSL_free(s);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+static const OSSL_ITEM *get_reason_strings(void *provctx)
+{
+    (void)provctx;
+    return reason_strings;
+}
+
+static void teardown(void *provctx)
+{
+    struct ccree_prov *p = provctx;
+    size_t i;
+
+    for (i = 0; i < CCREE_NALGS; i++) {
+        EVP_CIPHER_free(p->sw_cipher[i]);
+        EVP_MD_free(p->sw_md[i]);
+    }
+    OSSL_PROVIDER_unload(p->deflt);
+    OSSL_LIB_CTX_free(p->libctx);
+    OPENSSL_free(p);
+}
+
+static const OSSL_DISPATCH provider_functions[] = {
+    { OSSL_FUNC_PROVIDER_TEARDOWN, (void (*)(void))teardown },
+    { OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, (void (*)(void))gettable_params },
+    { OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))provider_get_params },
+    { OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))query },
+    { OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (void (*)(void))get_reason_strings },
+    { 0, NULL },
+};
+
+static int bad_config(const OSSL_CORE_HANDLE *h, const char *key, const char *value,
+                      const char *expected)
+{
+    ccree_raise(h, CCREE_R_BAD_CONFIG, __FILE__, __LINE__, __func__,
+                "%s = \"%s\": expected %s", key, value, expected);
+    return 0;
+}
+
+/* The provider's openssl.cnf section, through the core. */
+static int read_config(const OSSL_CORE_HANDLE *h, struct ccree_prov *p)
+{
+    const char *drivers = "ccree", *omin = NULL, *fallback = "yes";
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_utf8_ptr("drivers", (char **)&drivers, 0),
+        OSSL_PARAM_utf8_ptr("offload-min", (char **)&omin, 0),
+        OSSL_PARAM_utf8_ptr("fallback", (char **)&fallback, 0),
+        OSSL_PARAM_END,
+    };
+    char *end;
+
+    if (!core_get_params(h, params))
+        return 0;
+    if (ccree_drivers_parse(&p->drivers, drivers) != 0)
+        return bad_config(h, "drivers", drivers, "\"any\" or a list of driver suffixes like \"ccree\"");
+    p->offload_min = CCREE_OFFLOAD_MIN_DEFAULT;
+    if (omin != NULL) {
+        errno = 0;
+        p->offload_min = strtoul(omin, &end, 10);
+        if (*omin < '0' || *omin > '9' || *end != '\0' || errno != 0
+            || p->offload_min > CCREE_OFFLOAD_MIN_MAX)
+            return bad_config(h, "offload-min", omin, "a byte count from 0 to 1048576");
+    }
+    if (strcmp(fallback, "yes") == 0)
+        p->fallback = 1;
+    else if (strcmp(fallback, "no") != 0)
+        return bad_config(h, "fallback", fallback, "yes or no");
+    return 1;
+}
+
+/* The default provider's implementations, in a child library context, for software. */
+static int load_software(struct ccree_prov *p, const OSSL_DISPATCH *in)
+{
+    size_t i;
+
+    if ((p->libctx = OSSL_LIB_CTX_new_child(p->handle, in)) == NULL
+        || (p->deflt = OSSL_PROVIDER_load(p->libctx, "default")) == NULL)
+        return 0;
+    for (i = 0; i < CCREE_NALGS; i++) {
+        char name[64];
+
+        snprintf(name, sizeof(name), "%.*s", (int)strcspn(ccree_algs[i].names, ":"),
+                 ccree_algs[i].names);
+        if (ccree_algs[i].kind == CCREE_HASH
+                ? (p->sw_md[i] = EVP_MD_fetch(p->libctx, name, "provider=default")) == NULL
+                : (p->sw_cipher[i] = EVP_CIPHER_fetch(p->libctx, name, "provider=default")) == NULL)
+            return 0;
+    }
+    return 1;
+}
+
+int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
+                       const OSSL_DISPATCH **out, void **provctx)
+{
+    static CRYPTO_ONCE once = CRYPTO_ONCE_STATIC_INIT;
+    const OSSL_DISPATCH *f;
+    struct ccree_prov *p;
+
+    for (f = in; f->function_id != 0; f++) {
+        switch (f->function_id) {
+        case OSSL_FUNC_CORE_GET_PARAMS:
+            core_get_params = OSSL_FUNC_core_get_params(f);
+            break;
+        case OSSL_FUNC_CORE_NEW_ERROR:
+            core_new_error = OSSL_FUNC_core_new_error(f);
+            break;
+        case OSSL_FUNC_CORE_SET_ERROR_DEBUG:
+            core_set_error_debug = OSSL_FUNC_core_set_error_debug(f);
+            break;
+        case OSSL_FUNC_CORE_VSET_ERROR:
+            core_vset_error = OSSL_FUNC_core_vset_error(f);
+            break;
+        }
+    }
+    if ((p = OPENSSL_zalloc(sizeof(*p))) == NULL)
+        return 0;
+    p->handle = handle;
+    if (!read_config(handle, p) || !CRYPTO_THREAD_run_once(&once, build_lists)
+        || !ccree_fork_setup() || !load_software(p, in)) {
+        teardown(p);
+        return 0;
+    }
+    ccree_discover(&p->drivers, p->path);
+    *out = provider_functions;
+    *provctx = p;
+    return 1;
+}

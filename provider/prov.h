@@ -1,0 +1,64 @@
+/* The OpenSSL-facing side of ccree: provider context, errors, and the two operation kinds. */
+#ifndef CCREE_PROV_H
+#define CCREE_PROV_H
+
+#include <openssl/core.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/evp.h>
+
+#include "afalg.h"
+#include "algs.h"
+#include "sock.h"
+
+/* Default offload-min: see README ("Choosing offload-min"). */
+#define CCREE_OFFLOAD_MIN_DEFAULT 1024
+#define CCREE_OFFLOAD_MIN_MAX 1048576
+
+struct ccree_prov {
+    const OSSL_CORE_HANDLE *handle;
+    OSSL_LIB_CTX *libctx; /* child library context: the default provider, for software */
+    OSSL_PROVIDER *deflt;
+    struct ccree_drivers drivers;
+    size_t offload_min;
+    int fallback;
+    struct ccree_path path[CCREE_NALGS];
+    EVP_CIPHER *sw_cipher[CCREE_NALGS];
+    EVP_MD *sw_md[CCREE_NALGS];
+};
+
+enum {
+    CCREE_R_BAD_CONFIG = 1,
+    CCREE_R_NOT_OFFLOADED,
+    CCREE_R_KERNEL,
+    CCREE_R_SOFTWARE,
+    CCREE_R_BAD_KEY_LENGTH,
+    CCREE_R_BAD_IV_LENGTH,
+    CCREE_R_NO_KEY,
+    CCREE_R_BAD_LENGTH,
+    CCREE_R_OUTPUT_TOO_SMALL,
+    CCREE_R_BAD_DECRYPT,
+    CCREE_R_BAD_PARAM,
+    CCREE_R_FINALISED,
+    CCREE_R_UNSUPPORTED,
+};
+
+void ccree_raise(const OSSL_CORE_HANDLE *h, int reason, const char *file, int line,
+                 const char *func, const char *fmt, ...);
+#define CCREE_RAISE(prov, reason, ...)                                                             \
+    ccree_raise((prov)->handle, reason, __FILE__, __LINE__, __func__, __VA_ARGS__)
+
+/* 1 when a request of len bytes goes to the kernel, 0 when to the default provider. */
+int ccree_use_kernel(const struct ccree_prov *p, size_t idx, size_t len);
+/* At init: fails with an error when the algorithm has no kernel path and fallback = no. */
+int ccree_check_path(const struct ccree_prov *p, size_t idx);
+/* Raises the error of a failed kernel request; 1 when software may take over. */
+int ccree_kernel_failed(const struct ccree_prov *p, size_t idx, int err);
+
+extern const OSSL_DISPATCH ccree_cipher_functions[];
+void *ccree_cipher_newctx(struct ccree_prov *p, size_t idx);
+int ccree_cipher_get_params(OSSL_PARAM params[], size_t idx);
+extern const OSSL_DISPATCH ccree_digest_functions[];
+void *ccree_digest_newctx(struct ccree_prov *p, size_t idx);
+int ccree_digest_get_params(OSSL_PARAM params[], size_t idx);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * AF_ALG requests on raw sockets. Every socket is CLOEXEC; one keyed op socket per
+ * context; a cipher request is one sendmsg (op, IV and data) and one recvmsg.
+ */
+#include "afalg.h"
+
+#include <errno.h>
+#include <linux/if_alg.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef SOL_ALG
+#define SOL_ALG 279
+#endif
+
+static const char *const kind_type[] = { [CCREE_SKCIPHER] = "skcipher", [CCREE_HASH] = "hash" };
+
+const char *afalg_type(enum ccree_kind kind)
+{
+    return kind_type[kind];
+}
+
+int afalg_available(void)
+{
+    int fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+    if (fd < 0)
+        return -errno;
+    close(fd);
+    return 0;
+}
+
+int afalg_bind(enum ccree_kind kind, const char *name)
+{
+    struct sockaddr_alg sa = { .salg_family = AF_ALG };
+    int tfm, err;
+
+    strncpy((char *)sa.salg_type, kind_type[kind], sizeof(sa.salg_type) - 1);
+    strncpy((char *)sa.salg_name, name, sizeof(sa.salg_name) - 1);
+    tfm = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (tfm < 0)
+        return -errno;
+    if (bind(tfm, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        err = -errno;
+        close(tfm);
+        return err;
+    }
+    return tfm;
+}
+
+int afalg_open(enum ccree_kind kind, const char *driver, const unsigned char *key, size_t keylen)
+{
+    int tfm = afalg_bind(kind, driver), op, err;
+
+    if (tfm < 0)
+        return tfm;
+    if ((key != NULL && setsockopt(tfm, SOL_ALG, ALG_SET_KEY, key, keylen) < 0)
+        || (op = accept4(tfm, NULL, NULL, SOCK_CLOEXEC)) < 0) {
+        err = -errno;
+        close(tfm);
+        return err;
+    }
+    close(tfm); /* the op socket keeps the transform and its key alive */
+    return op;
+}
+
+int afalg_clone(int op)
+{
+    int fd = accept4(op, NULL, NULL, SOCK_CLOEXEC);
+
+    return fd < 0 ? -errno : fd;
+}
+
+void afalg_close(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+int afalg_cipher(int op, int enc, const unsigned char *iv, size_t ivlen, const struct iovec *in,
+                 int nin, const struct iovec *out, int nout, size_t len)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16)];
+        struct cmsghdr align;
+    } ctl;
+    struct msghdr msg = { .msg_iov = (struct iovec *)in, .msg_iovlen = nin, .msg_control = ctl.buf };
+    struct msghdr rmsg = { .msg_iov = (struct iovec *)out, .msg_iovlen = nout };
+    struct cmsghdr *c;
+    struct af_alg_iv *aiv;
+    ssize_t n;
+
+    memset(&ctl, 0, sizeof(ctl));
+    msg.msg_controllen = CMSG_SPACE(sizeof(uint32_t)) + (ivlen ? CMSG_SPACE(sizeof(*aiv) + ivlen) : 0);
+    c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_ALG;
+    c->cmsg_type = ALG_SET_OP;
+    c->cmsg_len = CMSG_LEN(sizeof(uint32_t));
+    *(uint32_t *)CMSG_DATA(c) = enc ? ALG_OP_ENCRYPT : ALG_OP_DECRYPT;
+    if (ivlen) {
+        c = CMSG_NXTHDR(&msg, c);
+        c->cmsg_level = SOL_ALG;
+        c->cmsg_type = ALG_SET_IV;
+        c->cmsg_len = CMSG_LEN(sizeof(*aiv) + ivlen);
+        aiv = (struct af_alg_iv *)CMSG_DATA(c);
+        aiv->ivlen = ivlen;
+        memcpy(aiv->iv, iv, ivlen);
+    }
+    n = sendmsg(op, &msg, 0);
+    if (n < 0)
+        return -errno;
+    if ((size_t)n != len)
+        return -EIO;
+    /* MSG_DONTWAIT: asking for more than the request produced must not block forever. */
+    n = recvmsg(op, &rmsg, MSG_DONTWAIT);
+    if (n < 0)
+        return -errno;
+    return (size_t)n == len ? 0 : -EIO;
+}
+
+int afalg_hash_send(int op, const struct iovec *in, int nin, int more)
+{
+    struct msghdr msg = { .msg_iov = (struct iovec *)in, .msg_iovlen = nin };
+    size_t len = 0;
+    ssize_t n;
+    int i;
+
+    for (i = 0; i < nin; i++)
+        len += in[i].iov_len;
+    n = sendmsg(op, &msg, more ? MSG_MORE : 0);
+    if (n < 0)
+        return -errno;
+    return (size_t)n == len ? 0 : -EIO;
+}
+
+/* Reads the digest; the socket is then ready for a new message. */
+int afalg_hash_read(int op, unsigned char *md, size_t mdlen)
+{
+    ssize_t n = recv(op, md, mdlen, 0);
+
+    if (n < 0)
+        return -errno;
+    return (size_t)n == mdlen ? 0 : -EIO;
+}

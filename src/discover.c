@@ -1,0 +1,202 @@
+/*
+ * Discovery, once at load: which kernel driver AF_ALG binds for each algorithm, and whether
+ * it counts as hardware. An algorithm is offloaded only when its chosen driver binds by name.
+ */
+#include "afalg.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct impl {
+    char name[128], driver[128], type[128];
+    int priority, usable;
+};
+
+int ccree_drivers_parse(struct ccree_drivers *d, const char *value)
+{
+    const char *p;
+
+    memset(d, 0, sizeof(*d));
+    if (strcmp(value, "any") == 0) {
+        d->any = 1;
+        return 0;
+    }
+    if (*value == '\0' || strlen(value) >= sizeof(d->list))
+        return -1;
+    for (p = value; *p != '\0'; p++)
+        if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_' || *p == '-'
+              || (*p == ',' && p[1] != ',' && p[1] != '\0' && p != value)))
+            return -1;
+    strcpy(d->list, value);
+    return 0;
+}
+
+static int driver_accepted(const struct ccree_drivers *d, const char *driver)
+{
+    size_t dl = strlen(driver);
+    const char *w = d->list;
+
+    if (d->any)
+        return 1;
+    while (*w != '\0') {
+        size_t wl = strcspn(w, ",");
+
+        if (dl > wl && driver[dl - wl - 1] == '-' && strncmp(driver + dl - wl, w, wl) == 0)
+            return 1;
+        w += wl + (w[wl] == ',');
+    }
+    return 0;
+}
+
+/* /proc/crypto, one entry per implementation; *n entries. */
+static struct impl *read_proc_crypto(size_t *n)
+{
+    FILE *f = fopen("/proc/crypto", "re");
+    struct impl *v = NULL, *e = NULL, *t;
+    char line[256], key[32], val[128];
+    size_t cap = 0;
+
+    *n = 0;
+    if (f == NULL)
+        return NULL;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        if (sscanf(line, "%31s : %127[^\n]", key, val) != 2)
+            continue;
+        if (strcmp(key, "name") == 0) {
+            if (*n == cap) {
+                cap = cap ? 2 * cap : 128;
+                if ((t = realloc(v, cap * sizeof(*v))) == NULL)
+                    break;
+                v = t;
+            }
+            e = &v[(*n)++];
+            memset(e, 0, sizeof(*e));
+            e->usable = 1;
+            snprintf(e->name, sizeof(e->name), "%s", val);
+        } else if (e == NULL) {
+            continue;
+        } else if (strcmp(key, "driver") == 0) {
+            snprintf(e->driver, sizeof(e->driver), "%s", val);
+        } else if (strcmp(key, "type") == 0) {
+            snprintf(e->type, sizeof(e->type), "%s", val);
+        } else if (strcmp(key, "priority") == 0) {
+            e->priority = atoi(val);
+        } else if ((strcmp(key, "internal") == 0 && strcmp(val, "yes") == 0)
+                   || (strcmp(key, "selftest") == 0 && strcmp(val, "passed") != 0)) {
+            e->usable = 0;
+        }
+    }
+    fclose(f);
+    return v;
+}
+
+static int type_matches(enum ccree_kind kind, const char *type)
+{
+    if (kind == CCREE_HASH)
+        return strcmp(type, "shash") == 0 || strcmp(type, "ahash") == 0;
+    return strcmp(type, "skcipher") == 0 || strcmp(type, "lskcipher") == 0;
+}
+
+static int restrict_level(void)
+{
+    FILE *f = fopen("/proc/sys/crypto/af_alg_restrict", "re");
+    int level = -1;
+
+    if (f != NULL) {
+        if (fscanf(f, "%d", &level) != 1)
+            level = -1;
+        fclose(f);
+    }
+    return level;
+}
+
+static int by_priority(const void *x, const void *y)
+{
+    return (*(struct impl *const *)y)->priority - (*(struct impl *const *)x)->priority;
+}
+
+/* Binds the accepted implementations of one algorithm by driver name, best first. */
+static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, struct impl *v, size_t n,
+                   struct ccree_path *p)
+{
+    struct impl **c = calloc(n + 1, sizeof(*c));
+    size_t i, k = 0;
+    int fd;
+
+    for (i = 0; c != NULL && i < n; i++)
+        if (v[i].usable && strcmp(v[i].name, a->kname) == 0 && type_matches(a->kind, v[i].type))
+            c[k++] = &v[i];
+    qsort(c, k, sizeof(*c), by_priority);
+    snprintf(p->reason, sizeof(p->reason), "no usable %s in /proc/crypto", a->kname);
+    if (k > 0 && !driver_accepted(d, c[0]->driver)) {
+        snprintf(p->driver, sizeof(p->driver), "%s", c[0]->driver);
+        snprintf(p->reason, sizeof(p->reason), "driver %s is not hardware (drivers = %s)",
+                 c[0]->driver, d->list);
+    }
+    for (i = 0; i < k; i++) {
+        if (!driver_accepted(d, c[i]->driver))
+            continue;
+        snprintf(p->driver, sizeof(p->driver), "%s", c[i]->driver);
+        if ((fd = afalg_bind(a->kind, c[i]->driver)) >= 0) {
+            close(fd);
+            p->offload = 1;
+            p->reason[0] = '\0';
+            break;
+        }
+        snprintf(p->reason, sizeof(p->reason), "bind of driver %s failed: %s%s", c[i]->driver,
+                 strerror(-fd),
+                 fd == -ENOENT ? " (Linux 7.2+ binds only software implementations)" : "");
+    }
+    free(c);
+}
+
+void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths)
+{
+    int bound[2] = { 0, 0 }, restrict_lvl = restrict_level(), fd;
+    int err[CCREE_NALGS] = { 0 };
+    struct impl *v = NULL;
+    size_t i, n = 0;
+
+    memset(paths, 0, CCREE_NALGS * sizeof(*paths));
+    if ((fd = afalg_available()) < 0) {
+        const char *why = strerror(-fd);
+
+        for (i = 0; i < CCREE_NALGS; i++)
+            snprintf(paths[i].reason, sizeof(paths[i].reason), "no AF_ALG: socket: %s%s",
+                     why, restrict_lvl == 2 ? " (af_alg_restrict = 2)" : "");
+        return;
+    }
+    /* Binding the generic name first also instantiates template algorithms such as cbc(aes). */
+    for (i = 0; i < CCREE_NALGS; i++) {
+        if ((fd = afalg_bind(ccree_algs[i].kind, ccree_algs[i].kname)) < 0) {
+            err[i] = -fd;
+            continue;
+        }
+        close(fd);
+        bound[ccree_algs[i].kind] = 1;
+    }
+    v = read_proc_crypto(&n);
+    for (i = 0; i < CCREE_NALGS; i++) {
+        const struct ccree_alg *a = &ccree_algs[i];
+        struct ccree_path *p = &paths[i];
+
+        if (err[i] == ENOENT && restrict_lvl > 0)
+            snprintf(p->reason, sizeof(p->reason), "bind refused by af_alg_restrict = %d",
+                     restrict_lvl);
+        else if (err[i] == ENOENT && !bound[a->kind])
+            snprintf(p->reason, sizeof(p->reason), "module algif_%s missing (bind: %s)",
+                     afalg_type(a->kind), strerror(err[i]));
+        else if (err[i] != 0)
+            snprintf(p->reason, sizeof(p->reason), "bind of %s failed: %s", a->kname,
+                     strerror(err[i]));
+        else if (v == NULL)
+            snprintf(p->reason, sizeof(p->reason), "cannot read /proc/crypto");
+        else
+            choose(d, a, v, n, p);
+    }
+    free(v);
+}
