@@ -2,6 +2,7 @@
  * AES-ECB/CBC/CTR. The context owns the state (key, IV or counter, partial block, CTR
  * keystream), so each request can go to the kernel or to the default provider on its own.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include <openssl/core_names.h>
@@ -289,6 +290,20 @@ static int cipher_dinit(void *vctx, const unsigned char *key, size_t keylen, con
     return cipher_init(vctx, key, keylen, iv, ivlen, params, 0);
 }
 
+/* A key is set and inl is a length no caller can mean (EVP passes a negative int as one). */
+static int usable(struct cipher_ctx *c, size_t inl)
+{
+    if (!c->keyed) {
+        CCREE_RAISE(c->prov, CCREE_R_NO_KEY, "%s", c->alg->kname);
+        return 0;
+    }
+    if (inl > SIZE_MAX / 2) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", c->alg->kname, inl);
+        return 0;
+    }
+    return 1;
+}
+
 static int room(struct cipher_ctx *c, size_t need, size_t outsize)
 {
     if (need <= outsize)
@@ -352,10 +367,8 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
     *outl = 0;
     if (inl == 0)
         return 1;
-    if (!c->keyed) {
-        CCREE_RAISE(c->prov, CCREE_R_NO_KEY, "%s", c->alg->kname);
+    if (!usable(c, inl))
         return 0;
-    }
     if (c->alg->mode != EVP_CIPH_CTR_MODE)
         return block_update(c, out, outl, outsize, in, inl);
     if (!room(c, inl, outsize) || !ctr_update(c, out, in, inl))
@@ -371,10 +384,8 @@ static int cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t out
     unsigned int pad, bad, i;
 
     *outl = 0;
-    if (!c->keyed) {
-        CCREE_RAISE(c->prov, CCREE_R_NO_KEY, "%s", c->alg->kname);
+    if (!usable(c, 0))
         return 0;
-    }
     if (c->alg->mode == EVP_CIPH_CTR_MODE || (!c->pad && c->bufsz == 0))
         return 1;
     if (c->enc && c->pad) {
@@ -420,10 +431,8 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
     struct cipher_ctx *c = vctx;
 
     *outl = 0;
-    if (!c->keyed) {
-        CCREE_RAISE(c->prov, CCREE_R_NO_KEY, "%s", c->alg->kname);
+    if (!usable(c, inl))
         return 0;
-    }
     if (c->alg->mode != EVP_CIPH_CTR_MODE && inl % BLK != 0) {
         CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes is not whole blocks",
                     c->alg->kname, inl);

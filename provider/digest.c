@@ -4,6 +4,7 @@
  * Once a message is in the kernel it stays there: its state cannot leave the kernel.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <openssl/core_names.h>
@@ -119,6 +120,10 @@ static int digest_update(void *vctx, const unsigned char *in, size_t inl)
 
     if (!not_finalised(d))
         return 0;
+    if (inl > SIZE_MAX / 2) {
+        CCREE_RAISE(d->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", d->alg->kname, inl);
+        return 0;
+    }
     if (d->state == D_SOFT)
         return soft_update(d, in, inl);
     if (d->buflen + inl <= d->cap) {

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/core_names.h>
@@ -239,45 +238,6 @@ static const OSSL_DISPATCH provider_functions[] = {
     { 0, NULL },
 };
 
-static int bad_config(const OSSL_CORE_HANDLE *h, const char *key, const char *value,
-                      const char *expected)
-{
-    ccree_raise(h, CCREE_R_BAD_CONFIG, __FILE__, __LINE__, __func__,
-                "%s = \"%s\": expected %s", key, value, expected);
-    return 0;
-}
-
-/* The provider's openssl.cnf section, through the core. */
-static int read_config(const OSSL_CORE_HANDLE *h, struct ccree_prov *p)
-{
-    const char *drivers = "ccree", *omin = NULL, *fallback = "yes";
-    OSSL_PARAM params[] = {
-        OSSL_PARAM_utf8_ptr("drivers", (char **)&drivers, 0),
-        OSSL_PARAM_utf8_ptr("offload-min", (char **)&omin, 0),
-        OSSL_PARAM_utf8_ptr("fallback", (char **)&fallback, 0),
-        OSSL_PARAM_END,
-    };
-    char *end;
-
-    if (!core_get_params(h, params))
-        return 0;
-    if (ccree_drivers_parse(&p->drivers, drivers) != 0)
-        return bad_config(h, "drivers", drivers, "\"any\" or a list of driver suffixes like \"ccree\"");
-    p->offload_min = CCREE_OFFLOAD_MIN_DEFAULT;
-    if (omin != NULL) {
-        errno = 0;
-        p->offload_min = strtoul(omin, &end, 10);
-        if (*omin < '0' || *omin > '9' || *end != '\0' || errno != 0
-            || p->offload_min > CCREE_OFFLOAD_MIN_MAX)
-            return bad_config(h, "offload-min", omin, "a byte count from 0 to 1048576");
-    }
-    if (strcmp(fallback, "yes") == 0)
-        p->fallback = 1;
-    else if (strcmp(fallback, "no") != 0)
-        return bad_config(h, "fallback", fallback, "yes or no");
-    return 1;
-}
-
 /* The default provider's implementations, in a child library context, for software. */
 static int load_software(struct ccree_prov *p, const OSSL_DISPATCH *in)
 {
@@ -325,8 +285,12 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     if ((p = OPENSSL_zalloc(sizeof(*p))) == NULL)
         return 0;
     p->handle = handle;
-    if (!read_config(handle, p) || !CRYPTO_THREAD_run_once(&once, build_lists)
-        || !ccree_fork_setup() || !load_software(p, in)) {
+    if (!ccree_read_config(handle, core_get_params, p)) {
+        teardown(p);
+        return 0;
+    }
+    if (!CRYPTO_THREAD_run_once(&once, build_lists) || !ccree_fork_setup() || !load_software(p, in)) {
+        CCREE_RAISE(p, CCREE_R_SOFTWARE, "cannot set up the default provider or fork handling");
         teardown(p);
         return 0;
     }

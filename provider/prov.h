@@ -47,6 +47,9 @@ void ccree_raise(const OSSL_CORE_HANDLE *h, int reason, const char *file, int li
 #define CCREE_RAISE(prov, reason, ...)                                                             \
     ccree_raise((prov)->handle, reason, __FILE__, __LINE__, __func__, __VA_ARGS__)
 
+int ccree_read_config(const OSSL_CORE_HANDLE *h, OSSL_FUNC_core_get_params_fn *get_params,
+                      struct ccree_prov *p);
+
 /* 1 when a request of len bytes goes to the kernel, 0 when to the default provider. */
 int ccree_use_kernel(const struct ccree_prov *p, size_t idx, size_t len);
 /* At init: fails with an error when the algorithm has no kernel path and fallback = no. */

@@ -1,0 +1,35 @@
+#!/bin/sh
+# The openssl CLI through the provider (OPENSSL_CONF from CTest), compared with the default
+# provider, for every algorithm; then the diagnostic tool. Usage: cli.sh CCREE_INFO
+set -eu
+info=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+openssl list -providers | grep -q 'ccree' || { echo "ccree not loaded"; exit 1; }
+head -c 300000 /dev/urandom > "$tmp/in"
+key=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+iv=0f0e0d0c0b0a09080706050403020100
+for bits in 128 192 256; do
+  k=$(echo $key | cut -c1-$((bits / 4)))
+  for mode in ecb cbc ctr; do
+    c=aes-$bits-$mode
+    set -- -K "$k"
+    [ $mode = ecb ] || set -- "$@" -iv $iv
+    openssl enc -$c "$@" -in "$tmp/in" -out "$tmp/ccree" -propquery provider=ccree
+    openssl enc -$c "$@" -in "$tmp/in" -out "$tmp/default" -propquery provider=default
+    cmp "$tmp/ccree" "$tmp/default"
+    openssl enc -d -$c "$@" -in "$tmp/ccree" -out "$tmp/back" -propquery provider=ccree
+    cmp "$tmp/back" "$tmp/in"
+    echo "$c: ccree matches default"
+  done
+done
+for d in sha1 sha224 sha256 sha384 sha512; do
+  a=$(openssl dgst -$d -r -propquery provider=ccree "$tmp/in" | cut -d' ' -f1)
+  b=$(openssl dgst -$d -r -propquery provider=default "$tmp/in" | cut -d' ' -f1)
+  [ "$a" = "$b" ] || { echo "$d: $a != $b"; exit 1; }
+  echo "$d: ccree matches default"
+done
+# Fetched from ccree, not silently from default.
+openssl list -cipher-algorithms -propquery provider=ccree -provider ccree | grep -q 'AES-128-CTR @ ccree'
+"$info" | tee "$tmp/info"
+[ "$(grep -c -E '^(AES|SHA)' "$tmp/info")" -eq 14 ]

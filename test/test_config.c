@@ -1,0 +1,209 @@
+/*
+ * Configuration: bad values refuse the load with an error naming key and value; good ones
+ * load; fallback = no turns every algorithm without a kernel path into a clear init error.
+ * Usage: test_config DIR MODULE (DIR: where to write configurations, MODULE: ccree.so).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+static const char *dir, *module;
+
+/*
+ * A library context loaded from a configuration with these ccree settings. OpenSSL drops the
+ * errors of a provider that fails to activate from a configuration, so the tests that look
+ * at errors leave "activate" out and load the provider themselves.
+ */
+static OSSL_LIB_CTX *load(const char *settings)
+{
+    char path[4096];
+    FILE *f;
+    OSSL_LIB_CTX *ctx = OSSL_LIB_CTX_new();
+
+    snprintf(path, sizeof(path), "%s/config-test.cnf", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "openssl_conf = init\n[init]\nproviders = provs\n[provs]\nccree = ccree_sect\n"
+            "default = default_sect\n[default_sect]\nactivate = 1\n[ccree_sect]\nmodule = %s\n%s\n",
+            module, settings);
+    fclose(f);
+    setenv("OPENSSL_CONF", path, 1); /* where ccree looks for keys it does not know */
+    assert_non_null(ctx);
+    assert_int_equal(OSSL_LIB_CTX_load_config(ctx, path), 1);
+    return ctx;
+}
+
+/* Whether an error on the queue has want in its text or its reason string; clears the queue. */
+static int error_says(const char *want)
+{
+    const char *data, *reason;
+    unsigned long e;
+    int flags, found = 0;
+
+    while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)) != 0)
+        if (((flags & ERR_TXT_STRING) && strstr(data, want) != NULL)
+            || ((reason = ERR_reason_error_string(e)) != NULL && strstr(reason, want) != NULL))
+            found = 1;
+    return found;
+}
+
+static void bad_values(void **state)
+{
+    static const struct {
+        const char *settings, *says;
+    } cases[] = {
+        { "drivers = Bad!", "drivers = \"Bad!\"" },
+        { "drivers = ccree,,x", "drivers = \"ccree,,x\"" },
+        { "drivers = ,ccree", "drivers = \",ccree\"" },
+        { "offload-min = abc", "offload-min = \"abc\"" },
+        { "offload-min = -1", "offload-min = \"-1\"" },
+        { "offload-min = 12k", "offload-min = \"12k\"" },
+        { "offload-min = 99999999999999999999999", "offload-min = \"99999999999999999999999\"" },
+        { "offload-min = 1048577", "offload-min = \"1048577\"" },
+        { "fallback = maybe", "fallback = \"maybe\"" },
+        { "fallback = ", "fallback = \"\"" },
+        { "ofload-min = 10", "ofload-min" },
+        { "drivers = any\nfalback = no", "falback" },
+    };
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char settings[256];
+        OSSL_LIB_CTX *ctx = load(cases[i].settings);
+
+        if (OSSL_PROVIDER_load(ctx, "ccree") != NULL)
+            fail_msg("loaded with \"%s\"", cases[i].settings);
+        if (!error_says(cases[i].says))
+            fail_msg("no error naming %s", cases[i].says);
+        OSSL_LIB_CTX_free(ctx);
+        snprintf(settings, sizeof(settings), "activate = 1\n%s", cases[i].settings);
+        ctx = load(settings);
+        if (OSSL_PROVIDER_available(ctx, "ccree"))
+            fail_msg("activated with \"%s\"", cases[i].settings);
+        OSSL_LIB_CTX_free(ctx);
+        ERR_clear_error();
+    }
+}
+
+static void good_values(void **state)
+{
+    static const char *const cases[] = {
+        "activate = 1", "activate = 1\ndrivers = any", "activate = 1\ndrivers = ccree,caam_jr",
+        "activate = 1\noffload-min = 0",
+        "activate = 1\noffload-min = 1048576\nfallback = no\ndrivers = ccree",
+    };
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        OSSL_LIB_CTX *ctx = load(cases[i]);
+        OSSL_PROVIDER *p = OSSL_PROVIDER_load(ctx, "ccree");
+        char *name = NULL, *version = NULL, *buildinfo = NULL;
+        int status = 0;
+        OSSL_PARAM params[] = {
+            OSSL_PARAM_utf8_ptr("name", &name, 0),
+            OSSL_PARAM_utf8_ptr("version", &version, 0),
+            OSSL_PARAM_utf8_ptr("buildinfo", &buildinfo, 0),
+            OSSL_PARAM_int("status", &status),
+            OSSL_PARAM_END,
+        };
+
+        if (p == NULL)
+            fail_msg("refused \"%s\"", cases[i]);
+        assert_int_equal(OSSL_PROVIDER_get_params(p, params), 1);
+        assert_non_null(strstr(name, "ccree"));
+        assert_non_null(version);
+        assert_non_null(buildinfo);
+        assert_int_equal(status, 1);
+        OSSL_PROVIDER_unload(p);
+        OSSL_LIB_CTX_free(ctx);
+    }
+}
+
+/* The provider's per-algorithm report (see provider/prov.c). */
+static char *report(OSSL_PROVIDER *p)
+{
+    OSSL_PARAM params[] = { OSSL_PARAM_utf8_string("ccree-algorithms", NULL, 0), OSSL_PARAM_END };
+    char *s;
+
+    assert_int_equal(OSSL_PROVIDER_get_params(p, params), 1);
+    s = calloc(1, params[0].return_size + 1);
+    params[0].data = s;
+    params[0].data_size = params[0].return_size + 1;
+    assert_int_equal(OSSL_PROVIDER_get_params(p, params), 1);
+    return s;
+}
+
+static void strict(void **state)
+{
+    OSSL_LIB_CTX *ctx = load("activate = 1\ndrivers = any\noffload-min = 0\nfallback = no");
+    OSSL_PROVIDER *p = OSSL_PROVIDER_load(ctx, "ccree");
+    char *rep, *line, *save = NULL;
+    unsigned char key[32] = { 0 }, iv[16] = { 0 }, out[64];
+    int n = 0;
+
+    (void)state;
+    assert_non_null(p);
+    rep = report(p);
+    for (line = strtok_r(rep, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save), n++) {
+        char name[64];
+        int offloaded = strstr(line, "\toffload\t") != NULL, ok;
+        EVP_CIPHER *c;
+        EVP_MD *md;
+
+        snprintf(name, sizeof(name), "%.*s", (int)strcspn(line, "\t"), line);
+        if ((c = EVP_CIPHER_fetch(ctx, name, "provider=ccree")) != NULL) {
+            EVP_CIPHER_CTX *cc = EVP_CIPHER_CTX_new();
+            int outl;
+
+            ok = EVP_EncryptInit_ex2(cc, c, key, iv, NULL)
+                 && EVP_EncryptUpdate(cc, out, &outl, key, 32);
+            EVP_CIPHER_CTX_free(cc);
+            EVP_CIPHER_free(c);
+        } else {
+            unsigned int mdl;
+
+            md = EVP_MD_fetch(ctx, name, "provider=ccree");
+            assert_non_null(md);
+            ok = EVP_Digest(key, 32, out, &mdl, md, NULL);
+            EVP_MD_free(md);
+        }
+        if (ok != offloaded)
+            fail_msg("%s: %s with fallback = no", name, ok ? "ran without offload" : "failed");
+        if (!offloaded && !error_says("not offloaded and fallback = no"))
+            fail_msg("%s: no clear error", name);
+        ERR_clear_error();
+    }
+    assert_int_equal(n, 14);
+    free(rep);
+    OSSL_PROVIDER_unload(p);
+    OSSL_LIB_CTX_free(ctx);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bad_values),
+        cmocka_unit_test(good_values),
+        cmocka_unit_test(strict),
+    };
+
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s DIR MODULE\n", argv[0]);
+        return 2;
+    }
+    dir = argv[1];
+    module = argv[2];
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

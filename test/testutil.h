@@ -1,0 +1,332 @@
+/*
+ * testutil.h - small helpers for the ccree provider tests.
+ *
+ *  - a fixed-seed PRNG (splitmix64) so sizes/chunkings are reproducible,
+ *  - chunking generator and hex/chunk printers for failure reports,
+ *  - readers for the ccree provider counters ("ccree-offload-ops", ...)
+ *    and a parser for the "ccree-algorithms" table.
+ *
+ * Header-only; everything is static inline (no unused-function warnings).
+ */
+#ifndef CCREE_TESTUTIL_H
+#define CCREE_TESTUTIL_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/core.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+/* ------------------------------------------------------------------ */
+/* PRNG                                                                 */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t s;
+} tu_rng;
+
+static inline void tu_rng_seed(tu_rng *r, uint64_t seed)
+{
+    r->s = seed;
+}
+
+static inline uint64_t tu_rng_next(tu_rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* uniform in [lo, hi] (inclusive) */
+static inline size_t tu_rng_range(tu_rng *r, size_t lo, size_t hi)
+{
+    if (hi <= lo)
+        return lo;
+    return lo + (size_t)(tu_rng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+static inline void tu_rng_fill(tu_rng *r, unsigned char *buf, size_t n)
+{
+    while (n > 0) {
+        uint64_t v = tu_rng_next(r);
+        size_t k = n < 8 ? n : 8;
+
+        memcpy(buf, &v, k);
+        buf += k;
+        n -= k;
+    }
+}
+
+/* mix a few integers into a seed (for per-test / per-algorithm streams) */
+static inline uint64_t tu_seed_mix(uint64_t seed, uint64_t a, uint64_t b)
+{
+    tu_rng r;
+
+    tu_rng_seed(&r, seed ^ (a * 0x100000001b3ULL) ^ (b << 32) ^ b);
+    return tu_rng_next(&r);
+}
+
+/*
+ * Split `total` bytes into chunks written to chunks[0..n). Returns n.
+ * Each chunk is 0..max_chunk bytes; the mix favours small (0..17, around
+ * block boundaries) chunks but includes medium and large ones. The last
+ * chunk absorbs whatever remains once max_chunks-1 chunks are used, so
+ * it may exceed max_chunk; callers that care pass a large enough
+ * max_chunks.
+ */
+static inline size_t tu_chunking(tu_rng *r, size_t total, size_t max_chunk,
+                          size_t *chunks, size_t max_chunks)
+{
+    size_t n = 0, left = total;
+    /* per-chunking bias: 0 = many tiny, 1 = mixed, 2 = mostly large */
+    unsigned style = (unsigned)(tu_rng_next(r) % 3);
+
+    while (left > 0 && n + 1 < max_chunks) {
+        unsigned pick = (unsigned)(tu_rng_next(r) % 100);
+        size_t c;
+
+        if (style == 0)
+            pick = pick / 2;                  /* shift towards small */
+        else if (style == 2)
+            pick = 50 + pick / 2;             /* shift towards large */
+
+        if (pick < 5)
+            c = 0;
+        else if (pick < 35)
+            c = tu_rng_range(r, 1, 17);
+        else if (pick < 55)
+            c = tu_rng_range(r, 1, 64);
+        else if (pick < 80)
+            c = tu_rng_range(r, 65, 4096);
+        else
+            c = tu_rng_range(r, 4097, max_chunk);
+        if (c > max_chunk)
+            c = max_chunk;
+        if (c > left)
+            c = left;
+        chunks[n++] = c;
+        left -= c;
+    }
+    if (left > 0 || n == 0)
+        chunks[n++] = left;
+    return n;
+}
+
+static inline void tu_print_chunks(FILE *f, const size_t *chunks, size_t n)
+{
+    size_t i, shown = n > 48 ? 48 : n;
+
+    fprintf(f, "chunking (%zu chunks): [", n);
+    for (i = 0; i < shown; i++)
+        fprintf(f, "%s%zu", i ? "," : "", chunks[i]);
+    if (shown < n)
+        fprintf(f, ",... (%zu more)", n - shown);
+    fprintf(f, "]\n");
+}
+
+static inline void tu_hex(FILE *f, const char *label, const unsigned char *b,
+                   size_t n)
+{
+    size_t i, shown = n > 64 ? 64 : n;
+
+    fprintf(f, "%s (%zu bytes): ", label, n);
+    for (i = 0; i < shown; i++)
+        fprintf(f, "%02x", b[i]);
+    if (shown < n)
+        fprintf(f, "...");
+    fprintf(f, "\n");
+}
+
+static inline int tu_unhex(const char *hex, unsigned char *out, size_t outlen)
+{
+    size_t i;
+
+    if (strlen(hex) != 2 * outlen)
+        return 0;
+    for (i = 0; i < outlen; i++) {
+        unsigned v;
+
+        if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+            return 0;
+        out[i] = (unsigned char)v;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* ccree provider counters                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t offload_ops, offload_bytes, fallback_ops, fallback_bytes;
+} tu_totals;
+
+typedef struct {
+    char name[64];
+    char kname[128];
+    char state[16];
+    char driver[128];
+    char reason[512];
+    uint64_t offload_ops, offload_bytes, fallback_ops, fallback_bytes;
+} tu_alg_info;
+
+/* Returns 1 if all four counters were returned by the provider. */
+static inline int tu_get_totals(OSSL_PROVIDER *prov, tu_totals *t)
+{
+    OSSL_PARAM p[5];
+
+    memset(t, 0, sizeof(*t));
+    p[0] = OSSL_PARAM_construct_uint64("ccree-offload-ops", &t->offload_ops);
+    p[1] = OSSL_PARAM_construct_uint64("ccree-offload-bytes",
+                                       &t->offload_bytes);
+    p[2] = OSSL_PARAM_construct_uint64("ccree-fallback-ops",
+                                       &t->fallback_ops);
+    p[3] = OSSL_PARAM_construct_uint64("ccree-fallback-bytes",
+                                       &t->fallback_bytes);
+    p[4] = OSSL_PARAM_construct_end();
+    if (!OSSL_PROVIDER_get_params(prov, p))
+        return 0;
+    return OSSL_PARAM_modified(&p[0]) && OSSL_PARAM_modified(&p[1])
+        && OSSL_PARAM_modified(&p[2]) && OSSL_PARAM_modified(&p[3]);
+}
+
+/* Returns a malloc'ed NUL-terminated copy of "ccree-algorithms", or NULL. */
+static inline char *tu_get_alg_table(OSSL_PROVIDER *prov)
+{
+    OSSL_PARAM p[2];
+    size_t len;
+    char *buf;
+
+    p[0] = OSSL_PARAM_construct_utf8_string("ccree-algorithms", NULL, 0);
+    p[1] = OSSL_PARAM_construct_end();
+    if (!OSSL_PROVIDER_get_params(prov, p) || !OSSL_PARAM_modified(&p[0]))
+        return NULL;
+    len = p[0].return_size;
+    buf = calloc(1, len + 1);
+    if (buf == NULL)
+        return NULL;
+    p[0] = OSSL_PARAM_construct_utf8_string("ccree-algorithms", buf, len + 1);
+    if (!OSSL_PROVIDER_get_params(prov, p) || p[0].return_size > len) {
+        free(buf);
+        return NULL;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+static inline int tu_copy_field(char *dst, size_t dstsz, const char *s, size_t n,
+                         int may_truncate)
+{
+    if (n >= dstsz) {
+        if (!may_truncate)
+            return 0;
+        n = dstsz - 1;
+    }
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+    return 1;
+}
+
+static inline int tu_parse_u64(const char *s, size_t n, uint64_t *v)
+{
+    char tmp[32], *end;
+    unsigned long long x;
+
+    if (n == 0 || n >= sizeof(tmp))
+        return 0;
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    if (tmp[0] < '0' || tmp[0] > '9')
+        return 0;
+    errno = 0;
+    x = strtoull(tmp, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return 0;
+    *v = (uint64_t)x;
+    return 1;
+}
+
+/*
+ * Parse one table line (without its '\n'):
+ * name TAB kname TAB state TAB driver TAB reason TAB oops TAB obytes TAB
+ * fops TAB fbytes. Returns 1 on success, 0 if malformed.
+ */
+static inline int tu_parse_alg_line(const char *line, size_t len, tu_alg_info *a)
+{
+    const char *f[9];
+    size_t flen[9];
+    size_t i, nf = 0, start = 0;
+
+    memset(a, 0, sizeof(*a));
+    for (i = 0; i <= len; i++) {
+        if (i == len || line[i] == '\t') {
+            if (nf == 9)
+                return 0;                     /* too many fields */
+            f[nf] = line + start;
+            flen[nf] = i - start;
+            nf++;
+            start = i + 1;
+        }
+    }
+    if (nf != 9)
+        return 0;
+    if (flen[0] == 0 || flen[2] == 0)
+        return 0;
+    if (!tu_copy_field(a->name, sizeof(a->name), f[0], flen[0], 0)
+        || !tu_copy_field(a->kname, sizeof(a->kname), f[1], flen[1], 1)
+        || !tu_copy_field(a->state, sizeof(a->state), f[2], flen[2], 0)
+        || !tu_copy_field(a->driver, sizeof(a->driver), f[3], flen[3], 1)
+        || !tu_copy_field(a->reason, sizeof(a->reason), f[4], flen[4], 1))
+        return 0;
+    if (strcmp(a->state, "offload") != 0 && strcmp(a->state, "software") != 0)
+        return 0;
+    return tu_parse_u64(f[5], flen[5], &a->offload_ops)
+        && tu_parse_u64(f[6], flen[6], &a->offload_bytes)
+        && tu_parse_u64(f[7], flen[7], &a->fallback_ops)
+        && tu_parse_u64(f[8], flen[8], &a->fallback_bytes);
+}
+
+/*
+ * Find `name` in the table. Returns 1 if found (and parsed), 0 if absent,
+ * -1 if any line of the table is malformed (so a broken table can't pass).
+ * *errline (optional) gets the 1-based number of the bad line.
+ */
+static inline int tu_find_alg(const char *table, const char *name, tu_alg_info *out,
+                       int *errline)
+{
+    const char *p = table;
+    int lineno = 0, found = 0;
+
+    while (*p != '\0') {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+        tu_alg_info a;
+
+        lineno++;
+        if (nl == NULL || !tu_parse_alg_line(p, len, &a)) {
+            /* every line, including the last, must end in '\n' */
+            if (errline != NULL)
+                *errline = lineno;
+            return -1;
+        }
+        if (strcmp(a.name, name) == 0) {
+            if (found) {                      /* duplicate entry */
+                if (errline != NULL)
+                    *errline = lineno;
+                return -1;
+            }
+            *out = a;
+            found = 1;
+        }
+        p = nl + 1;
+    }
+    return found;
+}
+
+#endif /* CCREE_TESTUTIL_H */
