@@ -1,0 +1,204 @@
+#!/bin/bash
+# Run a command inside a QEMU (TCG) VM booting Debian's 6.1 kernel, which has
+# AF_ALG. The host root is the VM's root (read-only 9p + tmpfs overlay); the
+# caller's git work tree (or cwd) is shared read-write at the same path.
+#
+# Usage: test/vm/run.sh [-m MODULE]... -- COMMAND [ARGS...]
+#   -m MODULE  do not load MODULE (at boot nor on demand); repeatable.
+# Env: CCREE_VM_CACHE (default /var/cache/ccree-vm), CCREE_VM_TIMEOUT (s, 1200).
+# Exit status: COMMAND's; 124 on timeout; 125 if the VM gave no status.
+set -euo pipefail
+
+usage() { echo "usage: $0 [-m MODULE]... -- COMMAND [ARGS...]" >&2; exit 2; }
+die() { echo "run.sh: $*" >&2; exit 125; }
+
+EXCLUDE=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        -m) [ $# -ge 2 ] || usage; EXCLUDE+=("${2//-/_}"); shift 2 ;;
+        --) shift; break ;;
+        *) usage ;;
+    esac
+done
+[ $# -gt 0 ] || usage
+
+CACHE=$(realpath -m "${CCREE_VM_CACHE:-/var/cache/ccree-vm}")
+TIMEOUT=${CCREE_VM_TIMEOUT:-1200}
+SELF=$(realpath "$0")
+# Loaded at boot (with dependencies); virtio_pci is the transport for 9p.
+# The x86 CPU crypto drivers are what udev would load on a real machine
+# (their self-tests cost ~2.5 s under TCG; drop them with -m to boot faster).
+MODULES=(virtio_pci 9pnet_virtio 9p overlay
+         af_alg algif_hash algif_skcipher algif_aead algif_rng crypto_user
+         aesni_intel sha1_ssse3 sha256_ssse3 sha512_ssse3 ghash_clmulni_intel)
+
+# --- host tools -----------------------------------------------------------
+PKGS=(qemu-system-x86 busybox-static kmod cpio)
+missing=()
+for p in "${PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2
+fi
+
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.lock"
+flock 9     # serialise cache setup between concurrent runs
+
+# --- kernel ---------------------------------------------------------------
+kpkg() { apt-cache depends linux-image-amd64 2>/dev/null |
+         sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -n1 || true; }
+KPKG=$(kpkg)
+if [ -z "$KPKG" ]; then apt-get update -qq; KPKG=$(kpkg); fi
+[ -n "$KPKG" ] || die "cannot resolve the kernel package of linux-image-amd64"
+KVER=${KPKG#linux-image-}
+KROOT=$CACHE/$KPKG
+if [ ! -e "$KROOT/.done" ]; then
+    echo "run.sh: fetching $KPKG" >&2
+    rm -rf "$CACHE"/linux-image-* && mkdir -p "$KROOT/root"
+    (cd "$KROOT" && apt-get -q -o APT::Sandbox::User=root download "$KPKG" >&2)
+    dpkg-deb -x "$KROOT"/*.deb "$KROOT/root"
+    rm -f "$KROOT"/*.deb
+    depmod -b "$KROOT/root" "$KVER"    # the package's postinst would do this
+    # Decompressing the xz bzImage takes ~3 s under TCG: extract the ELF
+    # vmlinux once, which QEMU boots directly (PVH entry, CONFIG_PVH=y).
+    vmlinuz=$KROOT/root/boot/vmlinuz-$KVER
+    off=$(grep -abo -m1 $'\xfd7zXZ\x00' "$vmlinuz" | cut -d: -f1)
+    xz -dc --single-stream < <(tail -c +$((off + 1)) "$vmlinuz") >"$KROOT/vmlinux"
+    [ "$(head -c4 "$KROOT/vmlinux")" = $'\x7fELF' ] || die "cannot extract vmlinux from $vmlinuz"
+    touch "$KROOT/.done"
+fi
+KERNEL=$KROOT/vmlinux
+
+# --- module load order, resolved on the host ------------------------------
+is_excluded() { local e; for e in "${EXCLUDE[@]}"; do [ "$e" = "$1" ] && return 0; done; return 1; }
+modname() { local n=${1##*/}; n=${n%%.ko*}; echo "${n//-/_}"; }
+LOAD=()
+for m in "${MODULES[@]}"; do
+    is_excluded "$m" && continue
+    deps=$(modprobe -d "$KROOT/root" -S "$KVER" --show-depends "$m") || die "unknown module $m"
+    skip=
+    while read -r kind path _; do
+        n=$(modname "$path")
+        is_excluded "$n" && skip=$n
+    done <<<"$deps"
+    if [ -n "$skip" ]; then echo "run.sh: not loading $m (needs excluded $skip)" >&2; continue; fi
+    while read -r kind path _; do
+        case $kind in
+            # ("builtin NAME" lines: =y in the kernel config, nothing to load)
+            insmod) [[ " ${LOAD[*]} " == *" $path "* ]] || LOAD+=("$path") ;;
+        esac
+    done <<<"$deps"
+done
+for e in "${EXCLUDE[@]}"; do
+    if grep -q "/$e.ko" "$KROOT/root/lib/modules/$KVER/modules.builtin"; then
+        echo "run.sh: warning: $e is built into the kernel, cannot exclude it" >&2
+    fi
+done
+
+# --- initramfs (rebuilt when this script or the module set changes) -------
+SELFKEY=$(sha256sum "$SELF" | cut -c1-12)
+SETKEY=$(echo "$KVER ${LOAD[*]} | ${EXCLUDE[*]}" | sha256sum | cut -c1-12)
+INITRD=$CACHE/initramfs-$SELFKEY-$SETKEY.cpio.gz
+if [ ! -e "$INITRD" ]; then
+    find "$CACHE" -maxdepth 1 -name 'initramfs-*' ! -name "initramfs-$SELFKEY-*" -delete
+    stage=$(mktemp -d)
+    mkdir -p "$stage"/{bin,dev,proc,sys,ctl,host,upper,newroot,lib/modules,etc}
+    mknod "$stage/dev/console" c 5 1
+    cp /bin/busybox "$stage/bin/busybox"
+    for path in "${LOAD[@]}"; do
+        n=$(modname "$path")
+        case $path in   # busybox insmod cannot decompress
+            *.xz) xz -dc "$path" ;; *.zst) zstd -dc "$path" ;; *.gz) gzip -dc "$path" ;; *) cat "$path" ;;
+        esac >"$stage/lib/modules/$n.ko"
+        echo "$n" >>"$stage/etc/load"
+    done
+    touch "$stage/etc/load"
+    printf '%s\n' "${EXCLUDE[@]}" >"$stage/etc/exclude"
+    # The kernel runs this for on-demand module loads, from the initramfs root.
+    cat >"$stage/bin/modprobe" <<'EOF'
+#!/bin/sh
+exec /bin/chroot /newroot /sbin/modprobe "$@"
+EOF
+    cat >"$stage/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+stty -F /dev/console -onlcr     # no CRLF in the command's output
+hostname ccree-vm
+off() { sync; echo 0 >/proc/sys/kernel/printk; poweroff -f; }   # printk 0: no "Power down"
+fail() { echo "ccree-vm: $*" >&2; off; }
+while read -r m; do insmod "/lib/modules/$m.ko" || echo "ccree-vm: insmod $m failed" >&2; done </etc/load
+p9=trans=virtio,version=9p2000.L,msize=512000
+mount -t 9p -o "$p9,cache=mmap" ctl /ctl || fail "cannot mount the control share"
+. /ctl/params                   # TREE, KMODS (host paths)
+mount -t 9p -o "$p9,ro,cache=loose" hostroot /host || fail "cannot mount the host root"
+mount -t tmpfs tmpfs /upper && mkdir /upper/u /upper/w
+mount -t overlay overlay -o lowerdir=/host,upperdir=/upper/u,workdir=/upper/w /newroot ||
+    fail "cannot mount the overlay root"
+R=/newroot
+mount -t proc proc $R/proc
+mount -t sysfs sysfs $R/sys
+mount -t devtmpfs devtmpfs $R/dev
+mkdir -p $R/dev/pts $R/dev/shm
+mount -t devpts devpts $R/dev/pts
+mount -t tmpfs tmpfs $R/dev/shm
+mount -t tmpfs tmpfs $R/tmp
+mount -t tmpfs tmpfs $R/run
+mkdir -p "$R$TREE" $R/run/ccree-vm "$R/lib/modules/$(uname -r)"
+mount -t 9p -o "$p9,cache=mmap" tree "$R$TREE" || fail "cannot mount the work tree $TREE"
+mount --bind /ctl $R/run/ccree-vm
+mount --bind "$R$KMODS" "$R/lib/modules/$(uname -r)"
+# Excluded modules must not come back through on-demand loading either.
+mkdir -p $R/etc/modprobe.d
+while read -r m; do [ -n "$m" ] && echo "install $m /bin/false"; done </etc/exclude >$R/etc/modprobe.d/ccree-vm.conf
+echo /bin/modprobe >/proc/sys/kernel/modprobe
+[ -e /proc/sys/crypto/af_alg_restrict ] && r=present || r=absent
+echo "ccree-vm: kernel $(uname -r), $(grep -c ^name /proc/crypto) /proc/crypto entries, af_alg_restrict $r"
+chroot $R /bin/bash /run/ccree-vm/job.sh
+echo $? >/ctl/status
+off
+EOF
+    chmod +x "$stage/init" "$stage/bin/modprobe"
+    (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$INITRD.tmp"
+    mv "$INITRD.tmp" "$INITRD"
+    rm -rf "$stage"
+fi
+flock -u 9
+
+# --- per-run control share: parameters, job script, exit status -----------
+TREE=$(git rev-parse --show-toplevel 2>/dev/null || pwd)
+[ "$TREE" != / ] || die "refusing to share / read-write; run from a work tree"
+CTL=$(mktemp -d)
+trap 'rm -rf "$CTL"' EXIT
+printf 'TREE=%q\nKMODS=%q\n' "$TREE" "$KROOT/root/lib/modules/$KVER" >"$CTL/params"
+{
+    printf 'cd -- %q || exit 125\n' "$PWD"
+    printf 'exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root USER=root'
+    while IFS= read -r v; do
+        [[ $v =~ ^(CCREE_|OPENSSL_)|^CI$ ]] && printf ' %q' "$v=${!v}"
+    done < <(compgen -e)
+    printf ' %q' "$@"
+    printf ' </dev/null\n'
+} >"$CTL/job.sh"
+
+# --- boot -------------------------------------------------------------------
+rc=0
+timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 2048 -smp 2 \
+    -nographic -nodefaults -serial stdio -no-reboot \
+    -bios qboot.rom \
+    -kernel "$KERNEL" -initrd "$INITRD" \
+    -append "console=ttyS0 quiet loglevel=3 panic=-1" \
+    -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+    -virtfs local,path="$TREE",mount_tag=tree,security_model=none \
+    -virtfs local,path="$CTL",mount_tag=ctl,security_model=none \
+    </dev/null || rc=$?
+[ $rc -ne 124 ] || { echo "run.sh: VM timed out after ${TIMEOUT}s" >&2; exit 124; }
+[ $rc -eq 0 ] || die "qemu failed (status $rc)"
+[ -s "$CTL/status" ] || die "the VM did not report the command's exit status (boot failure?)"
+exit "$(cat "$CTL/status")"
