@@ -11,7 +11,7 @@
 #include "sock.h"
 
 /* Default offload-min: see README ("Choosing offload-min"). */
-#define CCREE_OFFLOAD_MIN_DEFAULT 1024
+#define CCREE_OFFLOAD_MIN_DEFAULT 16384
 #define CCREE_OFFLOAD_MIN_MAX 1048576
 
 struct ccree_prov {

@@ -8,3 +8,4 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j2
 ctest --test-dir build --output-on-failure
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build --output-on-failure
+test/vm/run.sh -m algif_hash -m crypto_user -- sh test/missing-module.sh
