@@ -1,0 +1,80 @@
+/*
+ * LD_PRELOAD shim for the VM tests: makes AF_ALG behave as restricted or failing kernels do,
+ * and counts the keys sent to the kernel (ccree_fault_keys). CCREE_FAULT selects:
+ *   bind-driver  binds of driver names (they contain '-') fail with ENOENT, as on Linux 7.2+
+ *   bind-all     every bind fails with ENOENT and af_alg_restrict reads 1, as on Linux 7.3+
+ *   request-eio  every request (sendmsg) fails with EIO
+ *   unset        no fault, only counting
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <linux/if_alg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#ifndef SOL_ALG
+#define SOL_ALG 279
+#endif
+
+__attribute__((visibility("default"))) unsigned long ccree_fault_keys;
+
+static int fault(const char *name)
+{
+    const char *m = getenv("CCREE_FAULT");
+
+    return m != NULL && strcmp(m, name) == 0;
+}
+
+static int is_alg(int fd)
+{
+    int domain = 0;
+    socklen_t len = sizeof(domain);
+
+    return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_ALG;
+}
+
+__attribute__((visibility("default"))) int bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+    int (*real)(int, const struct sockaddr *, socklen_t) = dlsym(RTLD_NEXT, "bind");
+    const struct sockaddr_alg *a = (const struct sockaddr_alg *)sa;
+
+    if (sa->sa_family == AF_ALG
+        && (fault("bind-all") || (fault("bind-driver") && strchr((const char *)a->salg_name, '-')))) {
+        errno = ENOENT;
+        return -1;
+    }
+    return real(fd, sa, len);
+}
+
+__attribute__((visibility("default"))) int setsockopt(int fd, int level, int opt, const void *v,
+                                                      socklen_t len)
+{
+    int (*real)(int, int, int, const void *, socklen_t) = dlsym(RTLD_NEXT, "setsockopt");
+
+    if (level == SOL_ALG && opt == ALG_SET_KEY)
+        __atomic_add_fetch(&ccree_fault_keys, 1, __ATOMIC_RELAXED);
+    return real(fd, level, opt, v, len);
+}
+
+__attribute__((visibility("default"))) ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+    ssize_t (*real)(int, const struct msghdr *, int) = dlsym(RTLD_NEXT, "sendmsg");
+
+    if (fault("request-eio") && is_alg(fd)) {
+        errno = EIO;
+        return -1;
+    }
+    return real(fd, msg, flags);
+}
+
+__attribute__((visibility("default"))) FILE *fopen(const char *path, const char *mode)
+{
+    FILE *(*real)(const char *, const char *) = dlsym(RTLD_NEXT, "fopen");
+    static char restricted[] = "1\n";
+
+    if (fault("bind-all") && strcmp(path, "/proc/sys/crypto/af_alg_restrict") == 0)
+        return fmemopen(restricted, sizeof(restricted) - 1, "r");
+    return real(path, mode);
+}

@@ -1,0 +1,219 @@
+/*
+ * The kernel misbehaving, through the LD_PRELOAD shim test/fault.c (CCREE_FAULT), in the VM:
+ * Linux 7.2+ and 7.3+ refusals are found at load, failing requests fall back to software
+ * (or fail clearly with fallback = no), and re-init with a new IV sends no key.
+ * Usage: test_faults STRICT_CNF. Without AF_ALG it skips (77), unless CCREE_REQUIRE_OFFLOAD=1.
+ */
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include "testutil.h"
+
+static const char *const algs[] = { "AES-128-ECB", "AES-192-CBC", "AES-256-CTR", "SHA1",
+                                    "SHA2-256", "SHA2-512" };
+#define NALGS (sizeof(algs) / sizeof(algs[0]))
+#define LEN 100000
+static OSSL_PROVIDER *prov;
+static const char *strict_cnf;
+static unsigned char key[32], iv[16], in[LEN];
+
+static tu_alg_info info(const char *name)
+{
+    char *table = tu_get_alg_table(prov);
+    tu_alg_info a;
+
+    assert_non_null(table);
+    assert_int_equal(tu_find_alg(table, name, &a, NULL), 1);
+    free(table);
+    return a;
+}
+
+/* LEN bytes through name in ctx's provider (props), one update: returns the output length. */
+static int crypt(OSSL_LIB_CTX *ctx, const char *name, const char *props, unsigned char *out)
+{
+    EVP_CIPHER *c = EVP_CIPHER_fetch(ctx, name, props);
+    int ok, n = 0, m = 0;
+
+    ERR_set_mark();
+    if (c == NULL) {
+        EVP_MD *md = EVP_MD_fetch(ctx, name, props);
+        unsigned int l = 0;
+
+        ERR_pop_to_mark();
+        assert_non_null(md);
+        ok = EVP_Digest(in, LEN, out, &l, md, NULL);
+        EVP_MD_free(md);
+        return ok ? (int)l : -1;
+    }
+    ERR_pop_to_mark();
+    {
+        EVP_CIPHER_CTX *cc = EVP_CIPHER_CTX_new();
+
+        ok = EVP_EncryptInit_ex2(cc, c, key, iv, NULL) && EVP_EncryptUpdate(cc, out, &n, in, LEN)
+             && EVP_EncryptFinal_ex(cc, out + n, &m);
+        EVP_CIPHER_CTX_free(cc);
+        EVP_CIPHER_free(c);
+    }
+    return ok ? n + m : -1;
+}
+
+/* Each algorithm gives the default provider's result, in software. */
+static void same_in_software(void)
+{
+    static unsigned char a[LEN + 64], b[LEN + 64];
+    size_t i;
+
+    for (i = 0; i < NALGS; i++) {
+        tu_alg_info before = info(algs[i]), after;
+        int n = crypt(NULL, algs[i], "provider=ccree", a);
+
+        assert_true(n > 0);
+        assert_int_equal(crypt(NULL, algs[i], "provider=default", b), n);
+        assert_memory_equal(a, b, n);
+        after = info(algs[i]);
+        if (after.offload_ops != before.offload_ops || after.fallback_ops <= before.fallback_ops)
+            fail_msg("%s: not served in software", algs[i]);
+    }
+}
+
+static void refused(const char *why)
+{
+    size_t i;
+
+    for (i = 0; i < NALGS; i++) {
+        tu_alg_info a = info(algs[i]);
+
+        if (strcmp(a.state, "software") != 0 || strstr(a.reason, why) == NULL)
+            fail_msg("%s: %s, \"%s\" (expected \"%s\")", algs[i], a.state, a.reason, why);
+    }
+    same_in_software();
+}
+
+static void linux_7_2(void **state)
+{
+    (void)state;
+    refused("Linux 7.2+ binds only software implementations");
+}
+
+static void linux_7_3(void **state)
+{
+    (void)state;
+    refused("bind refused by af_alg_restrict = 1");
+}
+
+/* Every request fails: software takes over; with fallback = no the call fails clearly. */
+static void requests_fail(void **state)
+{
+    static unsigned char out[LEN + 64];
+    OSSL_LIB_CTX *strict = OSSL_LIB_CTX_new();
+    const char *data;
+    unsigned long e;
+    size_t i;
+
+    (void)state;
+    same_in_software();
+    assert_int_equal(OSSL_LIB_CTX_load_config(strict, strict_cnf), 1);
+    assert_true(OSSL_PROVIDER_available(strict, "ccree"));
+    for (i = 0; i < NALGS; i++) {
+        int found = 0;
+
+        ERR_clear_error();
+        if (crypt(strict, algs[i], "provider=ccree", out) >= 0)
+            fail_msg("%s: succeeded with fallback = no and a failing kernel", algs[i]);
+        while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, NULL)) != 0)
+            found |= strcmp(ERR_reason_error_string(e), "kernel request failed") == 0
+                     && strstr(data, "Input/output error") != NULL;
+        if (!found)
+            fail_msg("%s: no \"kernel request failed\" error naming EIO", algs[i]);
+    }
+    OSSL_LIB_CTX_free(strict);
+}
+
+/* Re-init with only a new IV keeps the kernel socket: the key is sent once. */
+static void reinit_sends_no_key(void **state)
+{
+    static const char *const names[] = { "AES-128-CBC", "AES-256-CTR" };
+    static unsigned char a[LEN + 16], b[LEN + 16];
+    unsigned long *keys = dlsym(RTLD_DEFAULT, "ccree_fault_keys");
+    size_t i;
+    int r;
+
+    (void)state;
+    assert_non_null(keys); /* the shim is preloaded */
+    for (i = 0; i < 2; i++) {
+        EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, names[i], "provider=ccree");
+        EVP_CIPHER *ref = EVP_CIPHER_fetch(NULL, names[i], "provider=default");
+        EVP_CIPHER_CTX *cc = EVP_CIPHER_CTX_new(), *rc = EVP_CIPHER_CTX_new();
+        tu_alg_info before = info(names[i]), after;
+        unsigned long k0 = *keys;
+
+        assert_string_equal(before.state, "offload");
+        assert_true(EVP_EncryptInit_ex2(cc, c, key, NULL, NULL));
+        assert_true(EVP_EncryptInit_ex2(rc, ref, key, NULL, NULL));
+        for (r = 0; r < 6; r++) {
+            int n, m;
+
+            iv[0] = (unsigned char)r;
+            assert_true(EVP_EncryptInit_ex2(cc, NULL, NULL, iv, NULL));
+            assert_true(EVP_EncryptInit_ex2(rc, NULL, NULL, iv, NULL));
+            assert_true(EVP_EncryptUpdate(cc, a, &n, in, LEN));
+            assert_true(EVP_EncryptUpdate(rc, b, &m, in, LEN));
+            assert_int_equal(n, m);
+            assert_memory_equal(a, b, n);
+        }
+        after = info(names[i]);
+        assert_true(after.offload_ops >= before.offload_ops + 6);
+        assert_int_equal(*keys - k0, 1);
+        EVP_CIPHER_CTX_free(cc);
+        EVP_CIPHER_CTX_free(rc);
+        EVP_CIPHER_free(c);
+        EVP_CIPHER_free(ref);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *fault; /* CCREE_FAULT */
+        struct CMUnitTest test;
+    } modes[] = {
+        { "", cmocka_unit_test(reinit_sends_no_key) },
+        { "bind-driver", cmocka_unit_test(linux_7_2) },
+        { "bind-all", cmocka_unit_test(linux_7_3) },
+        { "request-eio", cmocka_unit_test(requests_fail) },
+    };
+    const char *fault = getenv("CCREE_FAULT"), *req = getenv("CCREE_REQUIRE_OFFLOAD");
+    size_t m;
+    tu_alg_info a;
+    int rc;
+
+    if (argc != 2 || (prov = OSSL_PROVIDER_load(NULL, "ccree")) == NULL) {
+        fprintf(stderr, "usage: %s STRICT_CNF, with ccree loaded through OPENSSL_CONF\n", argv[0]);
+        return 1;
+    }
+    strict_cnf = argv[1];
+    a = info("SHA1");
+    if (strstr(a.reason, "no AF_ALG") != NULL && (req == NULL || strcmp(req, "1") != 0)) {
+        printf("skipped: this kernel has no AF_ALG (these tests run in the VM)\n");
+        return 77;
+    }
+    assert_true(RAND_bytes(key, sizeof(key)) && RAND_bytes(iv, sizeof(iv))
+                && RAND_bytes(in, sizeof(in)));
+    for (m = 0; m < sizeof(modes) / sizeof(modes[0]) && strcmp(modes[m].fault, fault ? fault : "");
+         m++)
+        ;
+    if (m == sizeof(modes) / sizeof(modes[0])) {
+        fprintf(stderr, "unknown CCREE_FAULT %s\n", fault);
+        return 1;
+    }
+    rc = _cmocka_run_group_tests(modes[m].fault, &modes[m].test, 1, NULL, NULL);
+    OSSL_PROVIDER_unload(prov);
+    return rc;
+}
