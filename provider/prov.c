@@ -295,6 +295,7 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
         return 0;
     }
     ccree_discover(&p->drivers, p->path);
+    ccree_selftest(p);
     *out = provider_functions;
     *provctx = p;
     return 1;

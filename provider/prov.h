@@ -50,6 +50,9 @@ void ccree_raise(const OSSL_CORE_HANDLE *h, int reason, const char *file, int li
 int ccree_read_config(const OSSL_CORE_HANDLE *h, OSSL_FUNC_core_get_params_fn *get_params,
                       struct ccree_prov *p);
 
+/* Known answers through the kernel before trust: a driver that fails is not offloaded. */
+void ccree_selftest(struct ccree_prov *p);
+
 /* 1 when a request of len bytes goes to the kernel, 0 when to the default provider. */
 int ccree_use_kernel(const struct ccree_prov *p, size_t idx, size_t len);
 /* At init: fails with an error when the algorithm has no kernel path and fallback = no. */

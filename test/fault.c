@@ -3,7 +3,9 @@
  * and counts the keys sent to the kernel (ccree_fault_keys). CCREE_FAULT selects:
  *   bind-driver  binds of driver names (they contain '-') fail with ENOENT, as on Linux 7.2+
  *   bind-all     every bind fails with ENOENT and af_alg_restrict reads 1, as on Linux 7.3+
- *   request-eio  every request (sendmsg) fails with EIO
+ *   request-eio  requests (sendmsg) of more than 4 KiB fail with EIO (the self-test at load,
+ *                smaller, passes)
+ *   corrupt      the first byte of every answer (recv, recvmsg) is flipped
  *   unset        no fault, only counting
  */
 #include <dlfcn.h>
@@ -62,7 +64,11 @@ __attribute__((visibility("default"))) ssize_t sendmsg(int fd, const struct msgh
 {
     ssize_t (*real)(int, const struct msghdr *, int) = dlsym(RTLD_NEXT, "sendmsg");
 
-    if (fault("request-eio") && is_alg(fd)) {
+    size_t len = 0, i;
+
+    for (i = 0; i < msg->msg_iovlen; i++)
+        len += msg->msg_iov[i].iov_len;
+    if (fault("request-eio") && len > 4096 && is_alg(fd)) {
         errno = EIO;
         return -1;
     }
@@ -77,4 +83,24 @@ __attribute__((visibility("default"))) FILE *fopen(const char *path, const char 
     if (fault("bind-all") && strcmp(path, "/proc/sys/crypto/af_alg_restrict") == 0)
         return fmemopen(restricted, sizeof(restricted) - 1, "r");
     return real(path, mode);
+}
+
+__attribute__((visibility("default"))) ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+    ssize_t (*real)(int, struct msghdr *, int) = dlsym(RTLD_NEXT, "recvmsg");
+    ssize_t n = real(fd, msg, flags);
+
+    if (n > 0 && fault("corrupt") && is_alg(fd))
+        *(unsigned char *)msg->msg_iov[0].iov_base ^= 1;
+    return n;
+}
+
+__attribute__((visibility("default"))) ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+    ssize_t (*real)(int, void *, size_t, int) = dlsym(RTLD_NEXT, "recv");
+    ssize_t n = real(fd, buf, len, flags);
+
+    if (n > 0 && fault("corrupt") && is_alg(fd))
+        *(unsigned char *)buf ^= 1;
+    return n;
 }

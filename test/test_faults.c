@@ -1,7 +1,8 @@
 /*
  * The kernel misbehaving, through the LD_PRELOAD shim test/fault.c (CCREE_FAULT), in the VM:
  * Linux 7.2+ and 7.3+ refusals are found at load, failing requests fall back to software
- * (or fail clearly with fallback = no), and re-init with a new IV sends no key.
+ * (or fail clearly with fallback = no), a driver giving wrong answers fails the self-test at
+ * load, and re-init with a new IV sends no key.
  * Usage: test_faults STRICT_CNF. Without AF_ALG it skips (77), unless CCREE_REQUIRE_OFFLOAD=1.
  */
 #include <dlfcn.h>
@@ -108,6 +109,12 @@ static void linux_7_3(void **state)
     refused("bind refused by af_alg_restrict = 1");
 }
 
+static void wrong_answers(void **state)
+{
+    (void)state;
+    refused("its answer differs from the default provider's");
+}
+
 /* Every request fails: software takes over; with fallback = no the call fails clearly. */
 static void requests_fail(void **state)
 {
@@ -188,6 +195,7 @@ int main(int argc, char **argv)
         { "bind-driver", cmocka_unit_test(linux_7_2) },
         { "bind-all", cmocka_unit_test(linux_7_3) },
         { "request-eio", cmocka_unit_test(requests_fail) },
+        { "corrupt", cmocka_unit_test(wrong_answers) },
     };
     const char *fault = getenv("CCREE_FAULT"), *req = getenv("CCREE_REQUIRE_OFFLOAD");
     size_t m;
