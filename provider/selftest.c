@@ -61,19 +61,21 @@ void ccree_selftest(struct ccree_prov *p)
     for (i = 0; i < CCREE_NALGS; i++) {
         const struct ccree_alg *a = &ccree_algs[i];
         struct ccree_path *pa = &p->path[i];
+        char driver[sizeof(pa->driver)];
 
         if (!pa->offload)
             continue;
+        memcpy(driver, pa->driver, sizeof(driver)); /* named in the reason, beside it in *pa */
         len = a->kind == CCREE_HASH ? a->mdsize : MSG;
         if (!software_answer(p, i, key, iv, msg, want))
             snprintf(pa->reason, sizeof(pa->reason), "self-test: the default provider failed");
-        else if ((err = kernel_answer(a, pa->driver, key, iv, msg, got, len)) != 0)
-            snprintf(pa->reason, sizeof(pa->reason), "self-test of %s failed: %s", pa->driver,
+        else if ((err = kernel_answer(a, driver, key, iv, msg, got, len)) != 0)
+            snprintf(pa->reason, sizeof(pa->reason), "self-test of %s failed: %s", driver,
                      strerror(-err));
         else if (memcmp(got, want, len) != 0)
             snprintf(pa->reason, sizeof(pa->reason),
                      "self-test of %s failed: its answer differs from the default provider's",
-                     pa->driver);
+                     driver);
         else
             continue;
         pa->offload = 0;
