@@ -169,9 +169,11 @@ static int sw_run(struct cipher_ctx *c, const struct seg *is, const struct seg *
         size_t skip = off < is[i].n ? off : is[i].n;
         unsigned char *o = i < 2 ? os[0].p + (i ? is[0].n : 0) : os[1].p;
 
+        off -= skip;
+        if (skip == is[i].n) /* done, or empty (its pointers may be NULL) */
+            continue;
         ok = sw_update(c, o + skip, is[i].p + skip, is[i].n - skip);
         total += is[i].n - skip;
-        off -= skip;
     }
     if (!ok) {
         CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s in the default provider", c->alg->kname);
@@ -290,9 +292,13 @@ static int cipher_dinit(void *vctx, const unsigned char *key, size_t keylen, con
     return cipher_init(vctx, key, keylen, iv, ivlen, params, 0);
 }
 
-/* A key is set and inl is a length no caller can mean (EVP passes a negative int as one). */
-static int usable(struct cipher_ctx *c, size_t inl)
+/* A key is set, and in and inl are a buffer a caller can mean (EVP turns a negative int huge). */
+static int usable(struct cipher_ctx *c, const unsigned char *in, size_t inl)
 {
+    if (in == NULL && inl > 0) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "%s: NULL input", c->alg->kname);
+        return 0;
+    }
     if (!c->keyed) {
         CCREE_RAISE(c->prov, CCREE_R_NO_KEY, "%s", c->alg->kname);
         return 0;
@@ -304,8 +310,12 @@ static int usable(struct cipher_ctx *c, size_t inl)
     return 1;
 }
 
-static int room(struct cipher_ctx *c, size_t need, size_t outsize)
+static int room(struct cipher_ctx *c, const unsigned char *out, size_t need, size_t outsize)
 {
+    if (out == NULL && need > 0) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "%s: NULL output", c->alg->kname);
+        return 0;
+    }
     if (need <= outsize)
         return 1;
     CCREE_RAISE(c->prov, CCREE_R_OUTPUT_TOO_SMALL, "%zu bytes for %zu", outsize, need);
@@ -335,7 +345,7 @@ static int block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, 
 {
     size_t take = 0, pre = 0, next;
 
-    if (c->bufsz != 0) {
+    if (c->bufsz != 0 && inl > 0) {
         take = BLK - c->bufsz < inl ? BLK - c->bufsz : inl;
         memcpy(c->buf + c->bufsz, in, take);
         c->bufsz += take;
@@ -347,7 +357,7 @@ static int block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, 
         pre = BLK;
     if (next > 0 && !c->enc && c->pad && next == inl)
         next -= BLK;
-    if (!room(c, pre + next, outsize) || !process(c, out, c->buf, pre, in, next, NULL))
+    if (!room(c, out, pre + next, outsize) || !process(c, out, c->buf, pre, in, next, NULL))
         return 0;
     if (pre)
         c->bufsz = 0;
@@ -365,13 +375,13 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
     struct cipher_ctx *c = vctx;
 
     *outl = 0;
-    if (inl == 0)
+    if (inl == 0 && c->bufsz == 0) /* a held-back block goes out once padding is off */
         return 1;
-    if (!usable(c, inl))
+    if (!usable(c, in, inl))
         return 0;
     if (c->alg->mode != EVP_CIPH_CTR_MODE)
         return block_update(c, out, outl, outsize, in, inl);
-    if (!room(c, inl, outsize) || !ctr_update(c, out, in, inl))
+    if (!room(c, out, inl, outsize) || !ctr_update(c, out, in, inl))
         return 0;
     *outl = inl;
     return 1;
@@ -384,39 +394,39 @@ static int cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t out
     unsigned int pad, bad, i;
 
     *outl = 0;
-    if (!usable(c, 0))
+    if (!usable(c, NULL, 0))
         return 0;
     if (c->alg->mode == EVP_CIPH_CTR_MODE || (!c->pad && c->bufsz == 0))
         return 1;
     if (c->enc && c->pad) {
         memset(c->buf + c->bufsz, (int)(BLK - c->bufsz), BLK - c->bufsz);
-        if (!room(c, BLK, outsize) || !process(c, out, c->buf, BLK, NULL, 0, NULL))
+        if (!room(c, out, BLK, outsize) || !process(c, out, c->buf, BLK, NULL, 0, NULL))
             return 0;
         c->bufsz = 0;
         *outl = BLK;
         return 1;
     }
-    if (c->bufsz != BLK || !c->pad) {
+    if (c->bufsz != BLK) {
         CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes left over", c->alg->kname, c->bufsz);
         return 0;
     }
     if (!process(c, block, c->buf, BLK, NULL, 0, NULL))
         return 0;
     c->bufsz = 0;
-    /* Padding checked in constant time. */
-    pad = block[BLK - 1];
-    bad = (unsigned int)((pad - 1) >> 8) | (unsigned int)((BLK - pad) >> 8);
+    /* Padding checked in constant time; with padding off the held-back block goes out whole. */
+    pad = c->pad ? block[BLK - 1] : 0;
+    bad = c->pad ? (unsigned int)((pad - 1) >> 8) | (unsigned int)((BLK - pad) >> 8) : 0;
     for (i = 0; i < BLK; i++) {
-        unsigned int in_pad = (unsigned int)((BLK - 1 - i - pad) >> 8) & 1; /* i >= BLK - pad */
+        unsigned int in_pad = (BLK - 1 - i - pad) >> 8; /* low 24 bits set iff i >= BLK - pad */
 
-        bad |= in_pad & (unsigned int)(block[i] ^ pad);
+        bad |= in_pad & (block[i] ^ pad);
     }
     if (bad != 0) {
         OPENSSL_cleanse(block, BLK);
         CCREE_RAISE(c->prov, CCREE_R_BAD_DECRYPT, "%s", c->alg->kname);
         return 0;
     }
-    if (!room(c, BLK - pad, outsize))
+    if (!room(c, out, BLK - pad, outsize))
         return 0;
     memcpy(out, block, BLK - pad);
     OPENSSL_cleanse(block, BLK);
@@ -431,14 +441,14 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
     struct cipher_ctx *c = vctx;
 
     *outl = 0;
-    if (!usable(c, inl))
+    if (!usable(c, in, inl))
         return 0;
     if (c->alg->mode != EVP_CIPH_CTR_MODE && inl % BLK != 0) {
         CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes is not whole blocks",
                     c->alg->kname, inl);
         return 0;
     }
-    if (!room(c, inl, outsize)
+    if (!room(c, out, inl, outsize)
         || !(c->alg->mode == EVP_CIPH_CTR_MODE ? ctr_update(c, out, in, inl)
                                                 : process(c, out, NULL, 0, in, inl, NULL)))
         return 0;

@@ -120,6 +120,10 @@ static int digest_update(void *vctx, const unsigned char *in, size_t inl)
 
     if (!not_finalised(d))
         return 0;
+    if (in == NULL && inl > 0) {
+        CCREE_RAISE(d->prov, CCREE_R_BAD_PARAM, "%s: NULL input", d->alg->kname);
+        return 0;
+    }
     if (inl > SIZE_MAX / 2) {
         CCREE_RAISE(d->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", d->alg->kname, inl);
         return 0;
@@ -151,6 +155,10 @@ static int digest_final(void *vctx, unsigned char *out, size_t *outl, size_t out
     *outl = 0;
     if (!not_finalised(d))
         return 0;
+    if (out == NULL) {
+        CCREE_RAISE(d->prov, CCREE_R_BAD_PARAM, "%s: NULL output", d->alg->kname);
+        return 0;
+    }
     if (outsz < d->alg->mdsize) {
         CCREE_RAISE(d->prov, CCREE_R_OUTPUT_TOO_SMALL, "%zu bytes for %zu", outsz, d->alg->mdsize);
         return 0;

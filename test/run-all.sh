@@ -1,11 +1,24 @@
 #!/bin/sh
 # The whole test suite: natively (this machine's kernel may lack AF_ALG: the software path),
-# then in a VM with a real kernel, where drivers = any and the counters must show offload.
+# then in a VM with a real kernel, where drivers = any and the counters must show offload:
+# the suite, without some modules, under ASan+UBSan, under valgrind, and the fuzz target.
+# CCREE_FUZZ_SECONDS (default 300) bounds the fuzz run.
 set -eu
 cd "$(dirname "$0")/.."
 sh tools/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j2
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug \
+      "-DCMAKE_C_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+cmake --build build-asan -j2
+CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCCREE_FUZZ=ON
+cmake --build build-fuzz -j2 --target fuzz_diff
 ctest --test-dir build --output-on-failure
+sh test/fuzz/run.sh 0
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build --output-on-failure
-test/vm/run.sh -m algif_hash -m crypto_user -- sh test/missing-module.sh
+test/vm/run.sh -m algif_hash -m algif_aead -m crypto_user -- sh test/missing-module.sh
+# The shim of the fault tests is preloaded ahead of the ASan runtime; cli runs the openssl binary.
+test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ASAN_OPTIONS=verify_asan_link_order=0 \
+      ctest --test-dir build-asan --output-on-failure -E cli
+test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build -T memcheck --output-on-failure -E cli
+test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 sh test/fuzz/run.sh "${CCREE_FUZZ_SECONDS:-300}"

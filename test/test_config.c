@@ -16,6 +16,8 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
+#include "testutil.h"
+
 static const char *dir, *module;
 
 /*
@@ -41,20 +43,6 @@ static OSSL_LIB_CTX *load(const char *settings)
     assert_non_null(ctx);
     assert_int_equal(OSSL_LIB_CTX_load_config(ctx, path), 1);
     return ctx;
-}
-
-/* Whether an error on the queue has want in its text or its reason string; clears the queue. */
-static int error_says(const char *want)
-{
-    const char *data, *reason;
-    unsigned long e;
-    int flags, found = 0;
-
-    while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)) != 0)
-        if (((flags & ERR_TXT_STRING) && strstr(data, want) != NULL)
-            || ((reason = ERR_reason_error_string(e)) != NULL && strstr(reason, want) != NULL))
-            found = 1;
-    return found;
 }
 
 static void bad_values(void **state)
@@ -84,7 +72,7 @@ static void bad_values(void **state)
 
         if (OSSL_PROVIDER_load(ctx, "ccree") != NULL)
             fail_msg("loaded with \"%s\"", cases[i].settings);
-        if (!error_says(cases[i].says))
+        if (!tu_error_says(cases[i].says))
             fail_msg("no error naming %s", cases[i].says);
         OSSL_LIB_CTX_free(ctx);
         snprintf(settings, sizeof(settings), "activate = 1\n%s", cases[i].settings);
@@ -181,7 +169,7 @@ static void strict(void **state)
         }
         if (ok != offloaded)
             fail_msg("%s: %s with fallback = no", name, ok ? "ran without offload" : "failed");
-        if (!offloaded && !error_says("not offloaded and fallback = no"))
+        if (!offloaded && !tu_error_says("not offloaded and fallback = no"))
             fail_msg("%s: no clear error", name);
         ERR_clear_error();
     }

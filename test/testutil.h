@@ -3,6 +3,7 @@
  *
  *  - a fixed-seed PRNG (splitmix64) so sizes/chunkings are reproducible,
  *  - chunking generator and hex/chunk printers for failure reports,
+ *  - a search of the error queue,
  *  - readers for the ccree provider counters ("ccree-offload-ops", ...)
  *    and a parser for the "ccree-algorithms" table.
  *
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include <openssl/core.h>
+#include <openssl/err.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
@@ -157,6 +159,27 @@ static inline int tu_unhex(const char *hex, unsigned char *out, size_t outlen)
         out[i] = (unsigned char)v;
     }
     return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* errors                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Whether an error on the queue has want in its text or reason string (any error when want
+ * is ""); clears the queue. */
+static inline int tu_error_says(const char *want)
+{
+    const char *data, *reason;
+    unsigned long e;
+    int flags, found = 0, any = 0;
+
+    while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)) != 0) {
+        any = 1;
+        if (((flags & ERR_TXT_STRING) && strstr(data, want) != NULL)
+            || ((reason = ERR_reason_error_string(e)) != NULL && strstr(reason, want) != NULL))
+            found = 1;
+    }
+    return *want == '\0' ? any : found;
 }
 
 /* ------------------------------------------------------------------ */
