@@ -310,6 +310,20 @@ static int usable(struct cipher_ctx *c, const unsigned char *in, size_t inl)
     return 1;
 }
 
+/*
+ * Output running ahead bytes ahead of its input must not overwrite input before it is read:
+ * the default provider gives undefined output then, and OpenSSL's legacy EVP refused it.
+ */
+static int apart(struct cipher_ctx *c, const unsigned char *out, size_t ahead,
+                 const unsigned char *in, size_t inl)
+{
+    if (inl == 0 || (uintptr_t)out + ahead <= (uintptr_t)in || (uintptr_t)out >= (uintptr_t)in + inl)
+        return 1;
+    CCREE_RAISE(c->prov, CCREE_R_OVERLAP, "%s: output %td bytes ahead of the input", c->alg->kname,
+                out + ahead - in);
+    return 0;
+}
+
 static int room(struct cipher_ctx *c, const unsigned char *out, size_t need, size_t outsize)
 {
     if (out == NULL && need > 0) {
@@ -377,7 +391,7 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
     *outl = 0;
     if (inl == 0 && c->bufsz == 0) /* a held-back block goes out once padding is off */
         return 1;
-    if (!usable(c, in, inl))
+    if (!usable(c, in, inl) || !apart(c, out, c->bufsz, in, inl))
         return 0;
     if (c->alg->mode != EVP_CIPH_CTR_MODE)
         return block_update(c, out, outl, outsize, in, inl);
@@ -441,7 +455,7 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
     struct cipher_ctx *c = vctx;
 
     *outl = 0;
-    if (!usable(c, in, inl))
+    if (!usable(c, in, inl) || !apart(c, out, 0, in, inl))
         return 0;
     if (c->alg->mode != EVP_CIPH_CTR_MODE && inl % BLK != 0) {
         CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes is not whole blocks",

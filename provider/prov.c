@@ -32,6 +32,7 @@ static const OSSL_ITEM reason_strings[] = {
     { CCREE_R_BAD_PARAM, "bad parameter" },
     { CCREE_R_FINALISED, "operation already finalised" },
     { CCREE_R_UNSUPPORTED, "unsupported" },
+    { CCREE_R_OVERLAP, "partially overlapping buffers" },
     { 0, NULL },
 };
 

@@ -40,6 +40,7 @@ enum {
     CCREE_R_BAD_PARAM,
     CCREE_R_FINALISED,
     CCREE_R_UNSUPPORTED,
+    CCREE_R_OVERLAP,
 };
 
 void ccree_raise(const OSSL_CORE_HANDLE *h, int reason, const char *file, int line,

@@ -1,7 +1,8 @@
 #!/bin/sh
 # In the VM booted without algif_hash, algif_aead and crypto_user (test/vm/run.sh -m ...):
 # ciphers are still offloaded, digests run in software and ccree-info says why, with
-# fallback = no a digest fails with ccree's error, and the suite still passes.
+# fallback = no a digest fails with ccree's error, and the suite still passes, also under ASan
+# (which finds leaks too).
 set -eu
 cd "$(dirname "$0")/.."
 export OPENSSL_CONF=$PWD/build/test/any.cnf
@@ -15,3 +16,5 @@ if OPENSSL_CONF=$PWD/build/test/strict.cnf openssl dgst -sha256 -propquery provi
 fi
 grep 'algorithm not offloaded and fallback = no' /tmp/strict.err
 ctest --test-dir build --output-on-failure -R 'evp-any|paths|cli'
+ASAN_OPTIONS=verify_asan_link_order=0 ctest --test-dir build-asan --output-on-failure \
+    -R 'evp-any|paths|badinput|cleanse'

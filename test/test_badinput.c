@@ -117,6 +117,17 @@ static int final_twice(struct run *r)
     return ok;
 }
 
+/* In place, with 5 bytes buffered: the output would overwrite input not yet read. */
+static int in_place_behind(struct run *r)
+{
+    EVP_CIPHER_CTX *ctx = cinit(r, 1, 1);
+    int n;
+
+    memcpy(r->out, in, 64);
+    assert_true(EVP_CipherUpdate(ctx, r->out, &n, r->out, 5));
+    return cfinish(r, ctx, r->out + 5, r->out + 5, 59);
+}
+
 static int decrypt_partial_block(struct run *r)
 {
     return cfinish(r, cinit(r, 0, 1), r->out, in, 31);
@@ -332,6 +343,7 @@ static const struct {
     { "negative length", negative_length, CIPHER, 0, "" },
     { "EVP_Cipher on a partial block", cipher_partial_block, BLOCK, 0, "bad data length" },
     { "final twice", final_twice, CIPHER, 0, NULL },
+    { "in place with bytes buffered", in_place_behind, BLOCK, 0, "partially overlapping buffers" },
     { "decrypt a partial block", decrypt_partial_block, BLOCK, 0, "bad data length" },
     { "padding byte 0", pad_zero, BLOCK, 0, "bad decrypt" },
     { "padding byte 17", pad_too_long, BLOCK, 0, "bad decrypt" },

@@ -1,7 +1,8 @@
 /*
  * One context, two paths: with offload-min = 4096 (mixed.cnf) small calls run in software
  * and large ones in the kernel, on the same context, with the default provider's results.
- * Also: running out of file descriptors falls back to software.
+ * Also: running out of file descriptors falls back to software, or with fallback = no
+ * (STRICT_CNF, the first argument) fails with ccree's error.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@ static const char *const ciphers[] = { "AES-128-ECB", "AES-192-ECB", "AES-256-EC
                                        "AES-128-CTR", "AES-192-CTR", "AES-256-CTR" };
 static const char *const digests[] = { "SHA1", "SHA2-224", "SHA2-256", "SHA2-384", "SHA2-512" };
 static OSSL_PROVIDER *prov;
+static const char *strict_cnf;
 
 static tu_alg_info info(const char *name)
 {
@@ -135,7 +137,8 @@ static void digest_switches_paths(void **state)
     }
 }
 
-/* With only a few descriptors left, the contexts that get no socket run in software. */
+/* With only a few descriptors left, the contexts that get no socket run in software, and with
+ * fallback = no a request that needs one fails with EMFILE. */
 static void out_of_descriptors(void **state)
 {
     enum { N = 16, LEN = 65536 };
@@ -145,7 +148,10 @@ static void out_of_descriptors(void **state)
     EVP_CIPHER_CTX *ctx[N];
     tu_alg_info before = info("AES-128-CBC");
     struct rlimit old, low;
-    int i, la, lb, lowest = dup(0);
+    OSSL_LIB_CTX *strict;
+    EVP_CIPHER *sc;
+    EVP_CIPHER_CTX *sctx;
+    int i, la, lb, offloaded, lowest = dup(0);
 
     (void)state;
     assert_true(lowest >= 0);
@@ -159,6 +165,14 @@ static void out_of_descriptors(void **state)
         assert_true(EVP_EncryptUpdate(r, b, &lb, in, LEN));
         EVP_CIPHER_CTX_free(r);
     }
+    /* With fallback = no: a context keyed before the limit, whose first request needs a socket. */
+    strict = OSSL_LIB_CTX_new();
+    assert_int_equal(OSSL_LIB_CTX_load_config(strict, strict_cnf), 1);
+    sc = EVP_CIPHER_fetch(strict, "AES-128-CBC", "provider=ccree");
+    sctx = EVP_CIPHER_CTX_new();
+    offloaded = strcmp(before.state, "offload") == 0;
+    if (offloaded)
+        assert_true(EVP_EncryptInit_ex2(sctx, sc, key, iv, NULL));
     assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
     low = old;
     low.rlim_cur = (rlim_t)lowest + 3;
@@ -170,7 +184,14 @@ static void out_of_descriptors(void **state)
         assert_int_equal(la, lb);
         assert_memory_equal(a, b, la);
     }
+    ERR_clear_error();
+    if (offloaded && (EVP_EncryptUpdate(sctx, a, &la, in, LEN)
+                      || !tu_error_says(strerror(EMFILE))))
+        fail_msg("fallback = no and no descriptor: no \"%s\" error", strerror(EMFILE));
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    EVP_CIPHER_CTX_free(sctx);
+    EVP_CIPHER_free(sc);
+    OSSL_LIB_CTX_free(strict);
     for (i = 0; i < N; i++)
         EVP_CIPHER_CTX_free(ctx[i]);
     EVP_CIPHER_free(c);
@@ -178,7 +199,7 @@ static void out_of_descriptors(void **state)
     check_paths(&before, "AES-128-CBC");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cipher_switches_paths),
@@ -187,10 +208,11 @@ int main(void)
     };
     int rc;
 
-    if ((prov = OSSL_PROVIDER_load(NULL, "ccree")) == NULL) {
-        fprintf(stderr, "the ccree provider is not loaded (OPENSSL_CONF?)\n");
+    if (argc != 2 || (prov = OSSL_PROVIDER_load(NULL, "ccree")) == NULL) {
+        fprintf(stderr, "usage: %s STRICT_CNF, with ccree loaded through OPENSSL_CONF\n", argv[0]);
         return 1;
     }
+    strict_cnf = argv[1];
     rc = cmocka_run_group_tests(tests, NULL, NULL);
     OSSL_PROVIDER_unload(prov);
     return rc;

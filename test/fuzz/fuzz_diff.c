@@ -157,6 +157,9 @@ static void run_cipher(size_t a, struct input *in)
                     i = o;
                 }
                 r[k] = EVP_CipherUpdate(cur[k], o, &n[k], i, (int)len);
+                /* In place with bytes buffered the default provider's output is undefined. */
+                if (k == 0 && !r[0] && (op & 8) && tu_error_says("partially overlapping"))
+                    goto refused;
                 break;
             case 2: /* the one-shot path of openssl speed */
                 r[k] = EVP_Cipher(cur[k], o, i, (unsigned int)len);
@@ -202,6 +205,7 @@ static void run_cipher(size_t a, struct input *in)
             || EVP_CIPHER_CTX_get_num(cur[0]) != EVP_CIPHER_CTX_get_num(cur[1]))
             differ(names[a], step, "updated-iv or num", op, r, n);
     }
+refused:
     for (k = 0; k < 2; k++) {
         EVP_CIPHER_CTX_free(cur[k]);
         EVP_CIPHER_CTX_free(alt[k]);
