@@ -311,8 +311,8 @@ static int usable(struct cipher_ctx *c, const unsigned char *in, size_t inl)
 }
 
 /*
- * Output running ahead bytes ahead of its input must not overwrite input before it is read:
- * the default provider gives undefined output then, and OpenSSL's legacy EVP refused it.
+ * Output running ahead bytes ahead of its input must not overwrite input before it is read
+ * (OpenSSL's legacy EVP refused it; the default provider then works on overwritten input).
  */
 static int apart(struct cipher_ctx *c, const unsigned char *out, size_t ahead,
                  const unsigned char *in, size_t inl)
