@@ -92,7 +92,7 @@ static int kernel_ready(struct cipher_ctx *c)
 
     if (ccree_sock_valid(&c->op))
         return 1;
-    fd = afalg_open(CCREE_SKCIPHER, c->prov->path[c->idx].driver, c->key, c->alg->keylen);
+    fd = afalg_open(CCREE_SKCIPHER, c->prov->path[c->idx].driver, c->key, c->alg->keylen, 0);
     if (fd < 0)
         return fd;
     ccree_sock_set(&c->op, fd);
@@ -116,7 +116,7 @@ static int kernel_run(struct cipher_ctx *c, const struct seg *is, const struct s
         no = slice(os, 2, off, n, out);
         if (c->alg->mode == EVP_CIPH_CBC_MODE && !c->enc)
             gather(is, 3, off + n - BLK, last); /* before an in-place request overwrites it */
-        err = afalg_cipher(c->op.fd, c->enc, c->iv, c->alg->ivlen, in, ni, out, no, n);
+        err = afalg_cipher(c->op.fd, c->enc, c->iv, c->alg->ivlen, 0, in, ni, n, out, no, n);
         if (err != 0)
             break;
         if (c->alg->mode == EVP_CIPH_CBC_MODE && c->enc)
@@ -472,15 +472,16 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 
 int ccree_cipher_get_params(OSSL_PARAM params[], size_t idx)
 {
-    static const char *const zero[] = { OSSL_CIPHER_PARAM_AEAD, OSSL_CIPHER_PARAM_CUSTOM_IV,
-                                        OSSL_CIPHER_PARAM_CTS, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK,
-                                        OSSL_CIPHER_PARAM_HAS_RAND_KEY };
+    static const char *const flags[] = { OSSL_CIPHER_PARAM_AEAD, OSSL_CIPHER_PARAM_CUSTOM_IV,
+                                         OSSL_CIPHER_PARAM_CTS, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK,
+                                         OSSL_CIPHER_PARAM_HAS_RAND_KEY };
     const struct ccree_alg *a = &ccree_algs[idx];
     OSSL_PARAM *p;
     size_t i;
 
-    for (i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
-        if ((p = OSSL_PARAM_locate(params, zero[i])) != NULL && !OSSL_PARAM_set_int(p, 0))
+    for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) /* the first two: AEAD ones have them */
+        if ((p = OSSL_PARAM_locate(params, flags[i])) != NULL
+            && !OSSL_PARAM_set_int(p, i < 2 && a->kind == CCREE_AEAD))
             return 0;
     return ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) == NULL
             || OSSL_PARAM_set_uint(p, (unsigned int)a->mode))
@@ -492,7 +493,7 @@ int ccree_cipher_get_params(OSSL_PARAM params[], size_t idx)
                || OSSL_PARAM_set_size_t(p, a->blocksize));
 }
 
-static const OSSL_PARAM *cipher_gettable_params(void *provctx)
+const OSSL_PARAM *ccree_cipher_gettable_params(void *provctx)
 {
     static const OSSL_PARAM params[] = {
         OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
@@ -623,7 +624,7 @@ const OSSL_DISPATCH ccree_cipher_functions[] = {
     { OSSL_FUNC_CIPHER_CIPHER, (fn)cipher_cipher },
     { OSSL_FUNC_CIPHER_FREECTX, (fn)cipher_freectx },
     { OSSL_FUNC_CIPHER_DUPCTX, (fn)cipher_dupctx },
-    { OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (fn)cipher_gettable_params },
+    { OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (fn)ccree_cipher_gettable_params },
     { OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (fn)cipher_get_ctx_params },
     { OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (fn)cipher_set_ctx_params },
     { OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (fn)cipher_gettable_ctx_params },

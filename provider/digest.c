@@ -59,7 +59,7 @@ static int kernel_send(struct digest_ctx *d, const unsigned char *in, size_t len
 
     if (first) {
         int fd = ccree_sock_valid(&d->op) ? d->op.fd
-                 : afalg_open(CCREE_HASH, d->prov->path[d->idx].driver, NULL, 0);
+                 : afalg_open(CCREE_HASH, d->prov->path[d->idx].driver, NULL, 0, 0);
 
         if (fd >= 0) {
             ccree_sock_set(&d->op, fd);

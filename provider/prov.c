@@ -33,6 +33,8 @@ static const OSSL_ITEM reason_strings[] = {
     { CCREE_R_FINALISED, "operation already finalised" },
     { CCREE_R_UNSUPPORTED, "unsupported" },
     { CCREE_R_OVERLAP, "partially overlapping buffers" },
+    { CCREE_R_BAD_TAG, "bad tag" },
+    { CCREE_R_BAD_STATE, "call out of order" },
     { 0, NULL },
 };
 
@@ -73,8 +75,14 @@ int ccree_kernel_failed(const struct ccree_prov *p, size_t idx, int err)
 /* Per-index entry points: OpenSSL's newctx and get_params carry no algorithm. */
 static void *newctx(void *provctx, size_t idx)
 {
-    return ccree_algs[idx].kind == CCREE_HASH ? ccree_digest_newctx(provctx, idx)
-                                              : ccree_cipher_newctx(provctx, idx);
+    switch (ccree_algs[idx].kind) {
+    case CCREE_HASH:
+        return ccree_digest_newctx(provctx, idx);
+    case CCREE_AEAD:
+        return ccree_aead_newctx(provctx, idx);
+    default:
+        return ccree_cipher_newctx(provctx, idx);
+    }
 }
 
 static int get_params(OSSL_PARAM params[], size_t idx)
@@ -87,12 +95,13 @@ static int get_params(OSSL_PARAM params[], size_t idx)
     static void *newctx_##i(void *provctx) { return newctx(provctx, i); }                          \
     static int get_params_##i(OSSL_PARAM params[]) { return get_params(params, i); }
 ENTRY(0) ENTRY(1) ENTRY(2) ENTRY(3) ENTRY(4) ENTRY(5) ENTRY(6) ENTRY(7) ENTRY(8) ENTRY(9)
-ENTRY(10) ENTRY(11) ENTRY(12) ENTRY(13)
+ENTRY(10) ENTRY(11) ENTRY(12) ENTRY(13) ENTRY(14) ENTRY(15) ENTRY(16) ENTRY(17) ENTRY(18) ENTRY(19)
 #define E(i) { newctx_##i, get_params_##i }
 static const struct {
     void *(*newctx)(void *);
     int (*get_params)(OSSL_PARAM *);
-} entries[] = { E(0), E(1), E(2), E(3), E(4), E(5), E(6), E(7), E(8), E(9), E(10), E(11), E(12), E(13) };
+} entries[] = { E(0),  E(1),  E(2),  E(3),  E(4),  E(5),  E(6),  E(7),  E(8),  E(9),
+                E(10), E(11), E(12), E(13), E(14), E(15), E(16), E(17), E(18), E(19) };
 _Static_assert(sizeof(entries) / sizeof(entries[0]) == CCREE_NALGS, "one entry per algorithm");
 
 #define MAX_FUNCTIONS 24
@@ -106,7 +115,9 @@ static void build_lists(void)
 
     for (i = 0; i < CCREE_NALGS; i++) {
         int hash = ccree_algs[i].kind == CCREE_HASH;
-        const OSSL_DISPATCH *f = hash ? ccree_digest_functions : ccree_cipher_functions;
+        const OSSL_DISPATCH *f = hash ? ccree_digest_functions
+                                 : ccree_algs[i].kind == CCREE_AEAD ? ccree_aead_functions
+                                                                    : ccree_cipher_functions;
 
         for (n = 0; f[n].function_id != 0; n++)
             dispatch[i][n] = f[n];

@@ -41,6 +41,8 @@ enum {
     CCREE_R_FINALISED,
     CCREE_R_UNSUPPORTED,
     CCREE_R_OVERLAP,
+    CCREE_R_BAD_TAG,
+    CCREE_R_BAD_STATE,
 };
 
 void ccree_raise(const OSSL_CORE_HANDLE *h, int reason, const char *file, int line,
@@ -64,6 +66,13 @@ int ccree_kernel_failed(const struct ccree_prov *p, size_t idx, int err);
 extern const OSSL_DISPATCH ccree_cipher_functions[];
 void *ccree_cipher_newctx(struct ccree_prov *p, size_t idx);
 int ccree_cipher_get_params(OSSL_PARAM params[], size_t idx);
+const OSSL_PARAM *ccree_cipher_gettable_params(void *provctx);
+extern const OSSL_DISPATCH ccree_aead_functions[];
+void *ccree_aead_newctx(struct ccree_prov *p, size_t idx);
+/* The self-test's AEAD request: encrypts aad || msg with a 12-byte IV into ct || 16-byte tag. */
+int ccree_aead_answer(struct ccree_prov *p, size_t idx, int kernel, const unsigned char *key,
+                      const unsigned char *iv, const unsigned char *aad, size_t aadlen,
+                      const unsigned char *msg, size_t len, unsigned char *out);
 extern const OSSL_DISPATCH ccree_digest_functions[];
 void *ccree_digest_newctx(struct ccree_prov *p, size_t idx);
 int ccree_digest_get_params(OSSL_PARAM params[], size_t idx);

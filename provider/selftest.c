@@ -12,30 +12,41 @@
 
 #define MSG 80 /* five blocks: the CTR counter below carries across 64 bits */
 
-static int kernel_answer(const struct ccree_alg *a, const char *driver, const unsigned char *key,
+/* AEAD: the message is AAD (AEAD_AAD bytes) and data; the answer, ciphertext || 16-byte tag. */
+#define AEAD_AAD 16
+
+static int kernel_answer(struct ccree_prov *p, size_t idx, const unsigned char *key,
                          const unsigned char *iv, const unsigned char *msg, unsigned char *out,
                          size_t outlen)
 {
+    const struct ccree_alg *a = &ccree_algs[idx];
     struct iovec in = { (void *)msg, MSG }, o = { out, outlen };
-    int fd = afalg_open(a->kind, driver, a->keylen ? key : NULL, a->keylen), err;
+    int fd, err;
 
+    if (a->kind == CCREE_AEAD)
+        return ccree_aead_answer(p, idx, 1, key, iv, msg, AEAD_AAD, msg + AEAD_AAD,
+                                 MSG - AEAD_AAD, out);
+    fd = afalg_open(a->kind, p->path[idx].driver, a->keylen ? key : NULL, a->keylen, 0);
     if (fd < 0)
         return fd;
     if (a->kind != CCREE_HASH)
-        err = afalg_cipher(fd, 1, iv, a->ivlen, &in, 1, &o, 1, MSG);
+        err = afalg_cipher(fd, 1, iv, a->ivlen, 0, &in, 1, MSG, &o, 1, MSG);
     else if ((err = afalg_hash_send(fd, &in, 1, 0)) == 0)
         err = afalg_hash_read(fd, out, outlen);
     afalg_close(&fd);
     return err;
 }
 
-static int software_answer(const struct ccree_prov *p, size_t idx, const unsigned char *key,
+static int software_answer(struct ccree_prov *p, size_t idx, const unsigned char *key,
                            const unsigned char *iv, const unsigned char *msg, unsigned char *out)
 {
     EVP_CIPHER_CTX *c;
     unsigned int n;
     int ok, l;
 
+    if (ccree_algs[idx].kind == CCREE_AEAD)
+        return ccree_aead_answer(p, idx, 0, key, iv, msg, AEAD_AAD, msg + AEAD_AAD,
+                                 MSG - AEAD_AAD, out) == 0;
     if (ccree_algs[idx].kind == CCREE_HASH)
         return EVP_Digest(msg, MSG, out, &n, p->sw_md[idx], NULL);
     c = EVP_CIPHER_CTX_new();
@@ -47,7 +58,7 @@ static int software_answer(const struct ccree_prov *p, size_t idx, const unsigne
 
 void ccree_selftest(struct ccree_prov *p)
 {
-    unsigned char key[32], iv[16], msg[MSG], want[MSG], got[MSG];
+    unsigned char key[32], iv[16], msg[MSG], want[MSG + 16], got[MSG + 16];
     size_t i, len;
     int err;
 
@@ -69,7 +80,7 @@ void ccree_selftest(struct ccree_prov *p)
         len = a->kind == CCREE_HASH ? a->mdsize : MSG;
         if (!software_answer(p, i, key, iv, msg, want))
             snprintf(pa->reason, sizeof(pa->reason), "self-test: the default provider failed");
-        else if ((err = kernel_answer(a, driver, key, iv, msg, got, len)) != 0)
+        else if ((err = kernel_answer(p, i, key, iv, msg, got, len)) != 0)
             snprintf(pa->reason, sizeof(pa->reason), "self-test of %s failed: %s", driver,
                      strerror(-err));
         else if (memcmp(got, want, len) != 0)

@@ -1,6 +1,7 @@
 /*
  * AF_ALG requests on raw sockets. Every socket is CLOEXEC; one keyed op socket per
- * context; a cipher request is one sendmsg (op, IV and data) and one recvmsg.
+ * context; a cipher request is one sendmsg (op, IV, AAD length and data) and one recvmsg;
+ * an AEAD authentication failure is -EBADMSG.
  */
 #include "afalg.h"
 
@@ -15,7 +16,8 @@
 #define SOL_ALG 279
 #endif
 
-static const char *const kind_type[] = { [CCREE_SKCIPHER] = "skcipher", [CCREE_HASH] = "hash" };
+static const char *const kind_type[] = { [CCREE_SKCIPHER] = "skcipher", [CCREE_HASH] = "hash",
+                                         [CCREE_AEAD] = "aead" };
 
 const char *afalg_type(enum ccree_kind kind)
 {
@@ -50,13 +52,15 @@ int afalg_bind(enum ccree_kind kind, const char *name)
     return tfm;
 }
 
-int afalg_open(enum ccree_kind kind, const char *driver, const unsigned char *key, size_t keylen)
+int afalg_open(enum ccree_kind kind, const char *driver, const unsigned char *key, size_t keylen,
+               size_t authsize)
 {
     int tfm = afalg_bind(kind, driver), op, err;
 
     if (tfm < 0)
         return tfm;
     if ((key != NULL && setsockopt(tfm, SOL_ALG, ALG_SET_KEY, key, keylen) < 0)
+        || (authsize != 0 && setsockopt(tfm, SOL_ALG, ALG_SET_AEAD_AUTHSIZE, NULL, authsize) < 0)
         || (op = accept4(tfm, NULL, NULL, SOCK_CLOEXEC)) < 0) {
         err = -errno;
         close(tfm);
@@ -80,45 +84,51 @@ void afalg_close(int *fd)
     *fd = -1;
 }
 
-int afalg_cipher(int op, int enc, const unsigned char *iv, size_t ivlen, const struct iovec *in,
-                 int nin, const struct iovec *out, int nout, size_t len)
+static void put_cmsg(struct msghdr *msg, struct cmsghdr **c, int type, const void *data, size_t len)
+{
+    *c = *c == NULL ? CMSG_FIRSTHDR(msg) : CMSG_NXTHDR(msg, *c);
+    (*c)->cmsg_level = SOL_ALG;
+    (*c)->cmsg_type = type;
+    (*c)->cmsg_len = CMSG_LEN(len);
+    memcpy(CMSG_DATA(*c), data, len);
+}
+
+int afalg_cipher(int op, int enc, const unsigned char *iv, size_t ivlen, size_t assoclen,
+                 const struct iovec *in, int nin, size_t inlen, const struct iovec *out, int nout,
+                 size_t outlen)
 {
     union {
-        char buf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16)];
+        char buf[2 * CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16)];
         struct cmsghdr align;
     } ctl;
     struct msghdr msg = { .msg_iov = (struct iovec *)in, .msg_iovlen = nin, .msg_control = ctl.buf };
     struct msghdr rmsg = { .msg_iov = (struct iovec *)out, .msg_iovlen = nout };
-    struct cmsghdr *c;
-    struct af_alg_iv *aiv;
+    struct cmsghdr *c = NULL;
+    struct { struct af_alg_iv h; unsigned char iv[16]; } aiv;
+    uint32_t op_type = enc ? ALG_OP_ENCRYPT : ALG_OP_DECRYPT, alen = (uint32_t)assoclen;
     ssize_t n;
 
     memset(&ctl, 0, sizeof(ctl));
-    msg.msg_controllen = CMSG_SPACE(sizeof(uint32_t)) + (ivlen ? CMSG_SPACE(sizeof(*aiv) + ivlen) : 0);
-    c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_ALG;
-    c->cmsg_type = ALG_SET_OP;
-    c->cmsg_len = CMSG_LEN(sizeof(uint32_t));
-    *(uint32_t *)CMSG_DATA(c) = enc ? ALG_OP_ENCRYPT : ALG_OP_DECRYPT;
+    msg.msg_controllen = CMSG_SPACE(sizeof(uint32_t)) + (ivlen ? CMSG_SPACE(sizeof(aiv.h) + ivlen) : 0)
+                         + (assoclen ? CMSG_SPACE(sizeof(uint32_t)) : 0);
+    put_cmsg(&msg, &c, ALG_SET_OP, &op_type, sizeof(op_type));
     if (ivlen) {
-        c = CMSG_NXTHDR(&msg, c);
-        c->cmsg_level = SOL_ALG;
-        c->cmsg_type = ALG_SET_IV;
-        c->cmsg_len = CMSG_LEN(sizeof(*aiv) + ivlen);
-        aiv = (struct af_alg_iv *)CMSG_DATA(c);
-        aiv->ivlen = ivlen;
-        memcpy(aiv->iv, iv, ivlen);
+        aiv.h.ivlen = (uint32_t)ivlen;
+        memcpy(aiv.iv, iv, ivlen);
+        put_cmsg(&msg, &c, ALG_SET_IV, &aiv, sizeof(aiv.h) + ivlen);
     }
+    if (assoclen)
+        put_cmsg(&msg, &c, ALG_SET_AEAD_ASSOCLEN, &alen, sizeof(alen));
     n = sendmsg(op, &msg, 0);
     if (n < 0)
         return -errno;
-    if ((size_t)n != len)
+    if ((size_t)n != inlen)
         return -EIO;
     /* MSG_DONTWAIT: asking for more than the request produced must not block forever. */
     n = recvmsg(op, &rmsg, MSG_DONTWAIT);
     if (n < 0)
         return -errno;
-    return (size_t)n == len ? 0 : -EIO;
+    return (size_t)n == outlen ? 0 : -EIO;
 }
 
 int afalg_hash_send(int op, const struct iovec *in, int nin, int more)

@@ -7,17 +7,19 @@
 
 #include "algs.h"
 
-/* Largest cipher request: well under the socket's send buffer (net.core.wmem_default). */
+/* Largest request (an AEAD one whole): well under the socket's send buffer (net.core.wmem_default). */
 #define AFALG_MAX_REQUEST 65536
 
 const char *afalg_type(enum ccree_kind kind);
 int afalg_available(void);
 int afalg_bind(enum ccree_kind kind, const char *name);
-int afalg_open(enum ccree_kind kind, const char *driver, const unsigned char *key, size_t keylen);
+int afalg_open(enum ccree_kind kind, const char *driver, const unsigned char *key, size_t keylen,
+               size_t authsize);
 int afalg_clone(int op);
 void afalg_close(int *fd);
-int afalg_cipher(int op, int enc, const unsigned char *iv, size_t ivlen, const struct iovec *in,
-                 int nin, const struct iovec *out, int nout, size_t len);
+int afalg_cipher(int op, int enc, const unsigned char *iv, size_t ivlen, size_t assoclen,
+                 const struct iovec *in, int nin, size_t inlen, const struct iovec *out, int nout,
+                 size_t outlen);
 int afalg_hash_send(int op, const struct iovec *in, int nin, int more);
 int afalg_hash_read(int op, unsigned char *md, size_t mdlen);
 

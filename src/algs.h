@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum ccree_kind { CCREE_SKCIPHER, CCREE_HASH };
+enum ccree_kind { CCREE_SKCIPHER, CCREE_HASH, CCREE_AEAD, CCREE_NKINDS };
 
 struct ccree_alg {
     const char *names;  /* OpenSSL's names (providers/implementations/include/prov/names.h) */
@@ -14,7 +14,7 @@ struct ccree_alg {
     enum ccree_kind kind;
     int mode;           /* EVP_CIPH_*_MODE; 0 for digests */
     size_t keylen;      /* 0 for digests */
-    size_t ivlen;
+    size_t ivlen;       /* AEAD: the default; GCM and CCM take others */
     size_t blocksize;   /* as OpenSSL reports it: 1 for CTR */
     size_t mdsize;      /* digests only */
 };
@@ -25,7 +25,7 @@ struct ccree_stats {
     _Atomic uint64_t bytes[2];
 };
 
-#define CCREE_NALGS 14
+#define CCREE_NALGS 20
 
 extern const struct ccree_alg ccree_algs[CCREE_NALGS];
 extern struct ccree_stats ccree_stats[CCREE_NALGS];

@@ -98,6 +98,8 @@ static int type_matches(enum ccree_kind kind, const char *type)
 {
     if (kind == CCREE_HASH)
         return strcmp(type, "shash") == 0 || strcmp(type, "ahash") == 0;
+    if (kind == CCREE_AEAD)
+        return strcmp(type, "aead") == 0;
     return strcmp(type, "skcipher") == 0 || strcmp(type, "lskcipher") == 0;
 }
 
@@ -156,7 +158,7 @@ static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, str
 
 void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths)
 {
-    int bound[2] = { 0, 0 }, restrict_lvl = restrict_level(), fd;
+    int bound[CCREE_NKINDS] = { 0 }, restrict_lvl = restrict_level(), fd;
     int err[CCREE_NALGS] = { 0 };
     struct impl *v = NULL;
     size_t i, n = 0;

@@ -173,7 +173,7 @@ static void strict(void **state)
             fail_msg("%s: no clear error", name);
         ERR_clear_error();
     }
-    assert_int_equal(n, 14);
+    assert_int_equal(n, 20);
     free(rep);
     OSSL_PROVIDER_unload(p);
     OSSL_LIB_CTX_free(ctx);

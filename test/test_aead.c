@@ -1,0 +1,706 @@
+/*
+ * AES-GCM and AES-CCM against the default provider. Random call sequences (IV, tag, AAD and
+ * data lengths, AAD and data split or not, the tag before or after the data, copies, re-init
+ * with a new IV, in place or not) run on ccree and on the default provider in lockstep, and
+ * every return, length, output, tag and IV must agree. Then tampered messages, TLS 1.2 and
+ * TLS 1.3 records as libssl drives them, and the counters: the patterns README names as
+ * offloaded must show offload (CCREE_REQUIRE_OFFLOAD=1, in the VM), the others software.
+ *
+ * Environment: OPENSSL_CONF (ccree and default active), CCREE_REQUIRE_OFFLOAD, CCREE_TEST_SEED.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+#include "testutil.h"
+
+#define MAXLEN 70000 /* past one kernel request */
+
+static const char *const algs[] = { "AES-128-GCM", "AES-192-GCM", "AES-256-GCM",
+                                    "AES-128-CCM", "AES-192-CCM", "AES-256-CCM" };
+#define NALGS (sizeof(algs) / sizeof(algs[0]))
+
+static OSSL_PROVIDER *prov;
+static int require_offload;
+static uint64_t seed = 1;
+static unsigned char key[32], msg[MAXLEN], aad[MAXLEN];
+
+/* --- helpers -------------------------------------------------------------------------------- */
+
+static EVP_CIPHER *fetch(const char *name, const char *props)
+{
+    EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, name, props);
+
+    assert_non_null(c);
+    return c;
+}
+
+static int is_ccm(const char *name)
+{
+    return strstr(name, "CCM") != NULL;
+}
+
+static int set_size(EVP_CIPHER_CTX *ctx, const char *param, size_t v)
+{
+    OSSL_PARAM p[] = { OSSL_PARAM_size_t(param, &v), OSSL_PARAM_END };
+
+    return EVP_CIPHER_CTX_set_params(ctx, p);
+}
+
+static int set_octets(EVP_CIPHER_CTX *ctx, const char *param, const void *v, size_t n)
+{
+    OSSL_PARAM p[] = { OSSL_PARAM_octet_string(param, (void *)v, n), OSSL_PARAM_END };
+
+    return EVP_CIPHER_CTX_set_params(ctx, p);
+}
+
+static int get_octets(EVP_CIPHER_CTX *ctx, const char *param, void *v, size_t n)
+{
+    OSSL_PARAM p[] = { OSSL_PARAM_octet_string(param, v, n), OSSL_PARAM_END };
+
+    return EVP_CIPHER_CTX_get_params(ctx, p);
+}
+
+/* One algorithm's counters from the provider's table. */
+static tu_alg_info counters(const char *name)
+{
+    char *table = tu_get_alg_table(prov);
+    tu_alg_info a;
+
+    assert_non_null(table);
+    assert_int_equal(tu_find_alg(table, name, &a, NULL), 1);
+    free(table);
+    return a;
+}
+
+/* --- the lockstep runner ---------------------------------------------------------------------- */
+
+/* ccree and the default provider, side by side; a difference fails with the sequence so far. */
+struct pair {
+    EVP_CIPHER_CTX *ctx[2];
+    unsigned char *out[2];
+    char log[2048];
+    size_t loglen;
+};
+
+static void note(struct pair *p, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    if (p->loglen < sizeof(p->log) - 64)
+        p->loglen += vsnprintf(p->log + p->loglen, sizeof(p->log) - p->loglen, fmt, ap);
+    va_end(ap);
+}
+
+static void differ(struct pair *p, const char *what)
+{
+    fprintf(stderr, "ccree and the default provider differ in %s\nsequence: %s\n", what, p->log);
+    ERR_print_errors_fp(stderr);
+    fail();
+}
+
+static void pair_open(struct pair *p, const char *name, int enc)
+{
+    EVP_CIPHER *c[2] = { fetch(name, "provider=ccree"), fetch(name, "provider=default") };
+    int i;
+
+    memset(p, 0, sizeof(*p));
+    for (i = 0; i < 2; i++) {
+        p->ctx[i] = EVP_CIPHER_CTX_new();
+        p->out[i] = malloc(MAXLEN + 64);
+        assert_non_null(p->ctx[i]);
+        assert_non_null(p->out[i]);
+        assert_int_equal(EVP_CipherInit_ex2(p->ctx[i], c[i], key, NULL, enc, NULL), 1);
+        EVP_CIPHER_free(c[i]);
+    }
+    note(p, "%s %s:", name, enc ? "enc" : "dec");
+}
+
+static void pair_close(struct pair *p)
+{
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        EVP_CIPHER_CTX_free(p->ctx[i]);
+        free(p->out[i]);
+    }
+    ERR_clear_error();
+}
+
+static int same(struct pair *p, int r0, int r1, const char *what)
+{
+    if (r0 != r1)
+        differ(p, what);
+    return r0;
+}
+
+static int both_set_size(struct pair *p, const char *param, size_t v)
+{
+    note(p, " %s=%zu", param, v);
+    return same(p, set_size(p->ctx[0], param, v), set_size(p->ctx[1], param, v), param);
+}
+
+static int both_set_octets(struct pair *p, const char *param, const void *v, size_t n)
+{
+    note(p, " %s(%zu)", param, n);
+    return same(p, set_octets(p->ctx[0], param, v, n), set_octets(p->ctx[1], param, v, n), param);
+}
+
+static int both_init(struct pair *p, const unsigned char *k, const unsigned char *iv, int enc)
+{
+    note(p, k != NULL ? " key+iv" : " iv");
+    return same(p, EVP_CipherInit_ex2(p->ctx[0], NULL, k, iv, enc, NULL),
+                EVP_CipherInit_ex2(p->ctx[1], NULL, k, iv, enc, NULL), "init");
+}
+
+static int both_get_octets(struct pair *p, const char *param, size_t n)
+{
+    unsigned char v[2][128];
+    int r[2], i;
+
+    note(p, " get %s(%zu)", param, n);
+    for (i = 0; i < 2; i++)
+        r[i] = get_octets(p->ctx[i], param, v[i], n);
+    if (same(p, r[0], r[1], param) && memcmp(v[0], v[1], n) != 0)
+        differ(p, param);
+    return r[0];
+}
+
+/* An update (out NULL for AAD, in NULL for CCM's length), in place or not; outputs compared. */
+static int both_update(struct pair *p, int with_out, const unsigned char *in, size_t len, int inplace)
+{
+    int r[2], n[2], i;
+
+    note(p, " %s%zu%s", with_out ? "data" : in ? "aad" : "len", len, inplace ? "i" : "");
+    for (i = 0; i < 2; i++) {
+        const unsigned char *src = in;
+
+        if (inplace && in != NULL) {
+            memcpy(p->out[i], in, len);
+            src = p->out[i];
+        }
+        n[i] = -1;
+        r[i] = EVP_CipherUpdate(p->ctx[i], with_out ? p->out[i] : NULL, &n[i], src, (int)len);
+    }
+    if (same(p, r[0], r[1], "update")
+        && (n[0] != n[1] || (with_out && memcmp(p->out[0], p->out[1], n[0]) != 0)))
+        differ(p, "update output");
+    return r[0];
+}
+
+static int both_final(struct pair *p)
+{
+    int r[2], n[2], i;
+
+    note(p, " final");
+    for (i = 0; i < 2; i++)
+        r[i] = EVP_CipherFinal_ex(p->ctx[i], p->out[i], &n[i]);
+    if (same(p, r[0], r[1], "final") && n[0] != n[1])
+        differ(p, "final length");
+    return r[0];
+}
+
+static void both_copy(struct pair *p)
+{
+    int i;
+
+    note(p, " copy");
+    for (i = 0; i < 2; i++) {
+        EVP_CIPHER_CTX *d = EVP_CIPHER_CTX_new();
+
+        assert_int_equal(EVP_CIPHER_CTX_copy(d, p->ctx[i]), 1);
+        EVP_CIPHER_CTX_free(p->ctx[i]);
+        p->ctx[i] = d;
+    }
+}
+
+/* --- random sequences ------------------------------------------------------------------------ */
+
+static size_t pick(tu_rng *r, const size_t *v, size_t n)
+{
+    return v[tu_rng_range(r, 0, n - 1)];
+}
+
+/* A keyed context; CCM's IV and tag lengths are set before the key, as CCM needs. */
+static EVP_CIPHER_CTX *aead_ctx(const char *name, const char *props, int enc, size_t ivlen,
+                                size_t taglen)
+{
+    EVP_CIPHER *c = fetch(name, props);
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+    assert_int_equal(EVP_CipherInit_ex2(ctx, c, NULL, NULL, enc, NULL), 1);
+    assert_int_equal(set_size(ctx, OSSL_CIPHER_PARAM_AEAD_IVLEN, ivlen), 1);
+    if (is_ccm(name))
+        assert_int_equal(set_octets(ctx, OSSL_CIPHER_PARAM_AEAD_TAG, NULL, taglen), 1);
+    assert_int_equal(EVP_CipherInit_ex2(ctx, NULL, key, NULL, enc, NULL), 1);
+    EVP_CIPHER_free(c);
+    return ctx;
+}
+
+/* Ciphertext and full tag of one message, from the default provider alone. */
+static void seal(const char *name, size_t ivlen, size_t taglen, const unsigned char *iv,
+                 size_t aadlen, size_t len, unsigned char *ct, unsigned char *tag)
+{
+    EVP_CIPHER_CTX *ctx = aead_ctx(name, "provider=default", 1, ivlen, taglen);
+    int n;
+
+    assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, NULL, iv, NULL), 1);
+    if (is_ccm(name))
+        assert_int_equal(EVP_EncryptUpdate(ctx, NULL, &n, NULL, (int)len), 1);
+    assert_int_equal(EVP_EncryptUpdate(ctx, NULL, &n, aad, (int)aadlen), 1);
+    assert_int_equal(EVP_EncryptUpdate(ctx, ct, &n, msg, (int)len), 1);
+    assert_int_equal(EVP_EncryptFinal_ex(ctx, ct + n, &n), 1);
+    assert_int_equal(get_octets(ctx, OSSL_CIPHER_PARAM_AEAD_TAG, tag, is_ccm(name) ? taglen : 16), 1);
+    EVP_CIPHER_CTX_free(ctx);
+}
+
+/* Pieces of len bytes: one (most often) or up to four. */
+static size_t split(tu_rng *r, size_t len, size_t *pieces, int allow)
+{
+    size_t n = 0, left = len;
+
+    if (!allow || tu_rng_range(r, 0, 2) != 0) {
+        pieces[0] = len;
+        return 1;
+    }
+    while (n < 3 && left > 0) {
+        pieces[n] = tu_rng_range(r, 0, left);
+        left -= pieces[n++];
+    }
+    pieces[n++] = left;
+    return n;
+}
+
+/* Messages on one context pair: each with its own IV, lengths, splits and tag order. */
+static void random_sequence(const char *name, tu_rng *r)
+{
+    static const size_t gcm_iv[] = { 12, 12, 12, 1, 8, 13, 16, 64, 128 };
+    static const size_t gcm_tag[] = { 16, 16, 4, 8, 12, 13, 14, 15, 1, 3 };
+    static const size_t lens[] = { 0, 1, 13, 15, 16, 17, 64, 255, 1024, 16384, 65500, MAXLEN };
+    static unsigned char ct[MAXLEN], tag[16];
+    int ccm = is_ccm(name), enc = (int)tu_rng_range(r, 0, 1), m, nmsg = (int)tu_rng_range(r, 1, 3);
+    struct pair p;
+
+    pair_open(&p, name, enc);
+    for (m = 0; m < nmsg; m++) {
+        size_t ivlen = ccm ? tu_rng_range(r, 7, 13) : pick(r, gcm_iv, 9);
+        size_t taglen = ccm ? 2 * tu_rng_range(r, 2, 8) : pick(r, gcm_tag, 10);
+        size_t aadlen = pick(r, lens, 12), len = pick(r, lens, 12), piece[4], np, i, off;
+        unsigned char iv[128];
+        int tag_first = ccm || tu_rng_range(r, 0, 3) != 0, copy_at = (int)tu_rng_range(r, 0, 6);
+        int inplace = (int)tu_rng_range(r, 0, 1);
+
+        if (ccm && ivlen > 13 - (len > 65535)) /* L must hold the length */
+            ivlen = 12;
+        tu_rng_fill(r, iv, sizeof(iv));
+        if (!enc)
+            seal(name, ivlen, ccm ? taglen : 16, iv, aadlen, len, ct, tag);
+        /* CCM takes its lengths with the key: set them, then key and IV */
+        if (!both_set_size(&p, OSSL_CIPHER_PARAM_AEAD_IVLEN, ivlen)
+            || (ccm && !both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, NULL, taglen))
+            || !both_init(&p, ccm ? key : NULL, iv, enc)
+            || (ccm && !enc && !both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, tag, taglen)))
+            break;
+        if (!ccm && !enc && tag_first && !both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, tag, taglen))
+            break;
+        if (ccm && (aadlen > 0 || tu_rng_range(r, 0, 1)) && !both_update(&p, 0, NULL, len, 0))
+            break;
+        if (copy_at == 0)
+            both_copy(&p);
+        np = split(r, aadlen, piece, !ccm || tu_rng_range(r, 0, 3) == 0);
+        for (i = 0, off = 0; i < np; off += piece[i++])
+            if (!both_update(&p, 0, aad + off, piece[i], 0))
+                goto done;
+        if (copy_at == 1)
+            both_copy(&p);
+        np = split(r, len, piece, !ccm && (enc || !tag_first)); /* see tag_first_split */
+        for (i = 0, off = 0; i < np; off += piece[i++]) {
+            if (!both_update(&p, 1, (enc ? msg : ct) + off, piece[i], inplace))
+                goto done;
+            if (copy_at == 2 && i == 0)
+                both_copy(&p);
+        }
+        if (!ccm && !enc && !tag_first && !both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, tag, taglen))
+            break;
+        if (copy_at == 3)
+            both_copy(&p);
+        if (!both_final(&p))
+            break;
+        both_get_octets(&p, OSSL_CIPHER_PARAM_UPDATED_IV, ivlen);
+        if (enc)
+            both_get_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, ccm ? taglen : tu_rng_range(r, 1, 16));
+    }
+done:
+    pair_close(&p);
+}
+
+static void differential(void **state)
+{
+    size_t a;
+    int i, n = require_offload ? 60 : 150;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++) {
+        tu_rng r;
+
+        tu_rng_seed(&r, tu_seed_mix(seed, a, 0));
+        for (i = 0; i < n; i++)
+            random_sequence(algs[a], &r);
+    }
+}
+
+/* Lengths and calls the default provider refuses, and a few it takes: the same answer. */
+static void edges(void **state)
+{
+    static const size_t ivlens[] = { 0, 1, 6, 7, 12, 13, 14, 16, 128, 129 };
+    static const size_t taglens[] = { 0, 1, 3, 4, 5, 6, 15, 16, 17 };
+    unsigned char iv[129] = { 9 }, tag[17] = { 7 };
+    size_t a, i;
+    struct pair p;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++) {
+        for (i = 0; i < sizeof(ivlens) / sizeof(ivlens[0]); i++) {
+            pair_open(&p, algs[a], 1);
+            if (both_set_size(&p, OSSL_CIPHER_PARAM_AEAD_IVLEN, ivlens[i]) && both_init(&p, is_ccm(algs[a]) ? key : NULL, iv, 1)
+                && both_update(&p, 0, aad, 5, 0) && both_update(&p, 1, msg, 40, 0))
+                both_final(&p);
+            pair_close(&p);
+        }
+        for (i = 0; i < sizeof(taglens) / sizeof(taglens[0]); i++) {
+            pair_open(&p, algs[a], 0);
+            both_set_size(&p, OSSL_CIPHER_PARAM_AEAD_IVLEN, 12);
+            both_init(&p, is_ccm(algs[a]) ? key : NULL, iv, 0);
+            both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, tag, taglens[i]);
+            pair_close(&p);
+        }
+        /* No IV on decrypt; data before the key's IV; CCM: AAD before the length, a wrong length. */
+        pair_open(&p, algs[a], 0);
+        both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, tag, 16);
+        both_update(&p, 1, msg, 16, 0);
+        pair_close(&p);
+        pair_open(&p, algs[a], 1);
+        both_set_size(&p, OSSL_CIPHER_PARAM_AEAD_IVLEN, 12);
+        both_init(&p, is_ccm(algs[a]) ? key : NULL, iv, 1);
+        if (is_ccm(algs[a])) {
+            both_update(&p, 0, aad, 5, 0);
+            both_update(&p, 0, NULL, 32, 0);
+            both_update(&p, 1, msg, 31, 0);
+        } else {
+            both_update(&p, 1, msg, 31, 0);
+            both_update(&p, 0, aad, 5, 0); /* AAD after data */
+            both_final(&p);
+            both_final(&p); /* twice */
+            both_update(&p, 1, msg, 1, 0);
+        }
+        pair_close(&p);
+    }
+}
+
+/* A wrong tag, AAD or ciphertext fails, and the output holds no plaintext. */
+static void tampered(void **state)
+{
+    static unsigned char ct[4096], tag[16], out[4096 + 16];
+    unsigned char iv[12] = { 3 };
+    size_t a, len = 1000;
+    int what, n, m, ok;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++) {
+        int ccm = is_ccm(algs[a]);
+
+        for (what = 0; what < 3; what++) {
+            EVP_CIPHER_CTX *ctx = aead_ctx(algs[a], "provider=ccree", 0, 12, 16);
+            unsigned char bad_aad[13];
+
+            seal(algs[a], 12, 16, iv, 13, len, ct, tag);
+            memcpy(bad_aad, aad, 13);
+            tag[0] ^= what == 0;
+            bad_aad[12] ^= what == 1;
+            ct[len - 1] ^= what == 2;
+            memset(out, 0, sizeof(out));
+            assert_int_equal(EVP_DecryptInit_ex2(ctx, NULL, NULL, iv, NULL), 1);
+            assert_int_equal(set_octets(ctx, OSSL_CIPHER_PARAM_AEAD_TAG, tag, 16), 1);
+            if (ccm)
+                assert_int_equal(EVP_DecryptUpdate(ctx, NULL, &n, NULL, (int)len), 1);
+            assert_int_equal(EVP_DecryptUpdate(ctx, NULL, &n, bad_aad, 13), 1);
+            ok = EVP_DecryptUpdate(ctx, out, &n, ct, (int)len) && EVP_DecryptFinal_ex(ctx, out + n, &m);
+            assert_int_equal(ok, 0);
+            assert_true(tu_error_says("bad decrypt"));
+            for (n = 0; n < (int)len; n++)
+                if (out[n] != 0) {
+                    fprintf(stderr, "%s: plaintext released after a tampered %s\n", algs[a],
+                            what == 0 ? "tag" : what == 1 ? "AAD" : "ciphertext");
+                    fail();
+                }
+            EVP_CIPHER_CTX_free(ctx);
+        }
+    }
+}
+
+/* --- TLS records, as libssl drives them ------------------------------------------------------- */
+
+/* TLS 1.2: fixed IV, then per record tlsaad (reading tlsaadpad) and one in-place call. */
+static size_t tls12_record(EVP_CIPHER_CTX *ctx, int enc, unsigned char *rec, size_t payload,
+                           uint64_t seq, int use_cipher)
+{
+    unsigned char ad[13];
+    size_t pad = 0, len, i;
+    OSSL_PARAM p[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, &pad), OSSL_PARAM_END };
+    int n;
+
+    for (i = 0; i < 8; i++)
+        ad[i] = (unsigned char)(seq >> (56 - 8 * i));
+    ad[8] = 23, ad[9] = 3, ad[10] = 3;
+    len = payload + 8 + (enc ? 0 : 16);
+    ad[11] = (unsigned char)(len >> 8), ad[12] = (unsigned char)len;
+    if (!set_octets(ctx, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, ad, 13) || !EVP_CIPHER_CTX_get_params(ctx, p))
+        return 0;
+    assert_int_equal(pad, 16);
+    len = payload + 8 + 16;
+    if (use_cipher)
+        return EVP_Cipher(ctx, rec, rec, (unsigned int)len) > 0 ? len : 0;
+    return EVP_CipherUpdate(ctx, rec, &n, rec, (int)len) ? (size_t)n : 0;
+}
+
+static EVP_CIPHER_CTX *tls12_ctx(const char *name, const char *props, int enc, const unsigned char *fixed,
+                                 size_t fixedlen)
+{
+    EVP_CIPHER_CTX *ctx = aead_ctx(name, props, enc, 12, 16);
+
+    assert_true(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IV_FIXED, (int)fixedlen, (void *)fixed) > 0);
+    return ctx;
+}
+
+/* Records both ways between ccree and the default provider, and ccree against itself. */
+static void tls12(void **state)
+{
+    static const size_t payloads[] = { 0, 1, 100, 1500, 16384 };
+    static unsigned char rec[3][16384 + 64];
+    unsigned char fixed[12] = { 0xf1, 0xf2, 0xf3, 0xf4, 0, 0, 0, 0, 0, 0, 0, 9 };
+    const char *props[2] = { "provider=ccree", "provider=default" };
+    size_t a, i;
+    int s, whole;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++)
+        for (whole = 0; whole < 2; whole++) {
+            /* GCM: a 4-byte fixed part (random explicit part) or the whole IV (-1: exact). */
+            size_t fl = whole && !is_ccm(algs[a]) ? (size_t)-1 : 4;
+
+            for (s = 0; s < 2; s++) {
+                EVP_CIPHER_CTX *e = tls12_ctx(algs[a], props[s], 1, fixed, fl);
+                EVP_CIPHER_CTX *d = tls12_ctx(algs[a], props[!s], 0, fixed, fl);
+                EVP_CIPHER_CTX *o = fl == (size_t)-1 ? tls12_ctx(algs[a], props[!s], 1, fixed, fl) : NULL;
+
+                for (i = 0; i < sizeof(payloads) / sizeof(payloads[0]); i++) {
+                    size_t n = payloads[i], len = n + 24;
+                    int use_cipher = (int)(i & 1);
+
+                    if (is_ccm(algs[a])) /* the explicit nonce comes from the caller's buffer */
+                        memset(rec[0], (int)i, 8), memset(rec[2], (int)i, 8);
+                    memcpy(rec[0] + 8, msg, n);
+                    memcpy(rec[2] + 8, msg, n);
+                    assert_int_equal(tls12_record(e, 1, rec[0], n, i, use_cipher), len);
+                    if (o != NULL) {
+                        assert_int_equal(tls12_record(o, 1, rec[2], n, i, use_cipher), len);
+                        assert_memory_equal(rec[0], rec[2], len);
+                    }
+                    memcpy(rec[1], rec[0], len);
+                    assert_int_equal(tls12_record(d, 0, rec[1], n, i, use_cipher),
+                                     use_cipher ? len : n);
+                    assert_memory_equal(rec[1] + 8, msg, n);
+                    /* the same record again, a bit flipped: refused and wiped */
+                    memcpy(rec[1], rec[0], len);
+                    rec[1][len - 1] ^= 1;
+                    assert_int_equal(tls12_record(d, 0, rec[1], n, i, use_cipher), 0);
+                    ERR_clear_error();
+                    for (len = 0; len < n; len++)
+                        assert_int_equal(rec[1][8 + len], 0);
+                }
+                EVP_CIPHER_CTX_free(e);
+                EVP_CIPHER_CTX_free(d);
+                EVP_CIPHER_CTX_free(o);
+            }
+        }
+}
+
+/* TLS 1.3: per record a new IV (key kept), tag first on decrypt, header as AAD, one update. */
+static int tls13_record(EVP_CIPHER_CTX *ctx, int ccm, int enc, const unsigned char *iv,
+                        unsigned char *rec, size_t len, unsigned char *tag)
+{
+    unsigned char hdr[5] = { 23, 3, 3, (unsigned char)((len + 16) >> 8), (unsigned char)(len + 16) };
+    int n, m;
+
+    return EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, enc)
+           && (enc || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0)
+           && (!ccm || EVP_CipherUpdate(ctx, NULL, &n, NULL, (int)len))
+           && EVP_CipherUpdate(ctx, NULL, &n, hdr, 5) && EVP_CipherUpdate(ctx, rec, &n, rec, (int)len)
+           && EVP_CipherFinal_ex(ctx, rec + n, &m) && (size_t)(n + m) == len
+           && (!enc || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0);
+}
+
+/* A TLS 1.3 context as libssl makes one: a 12-byte nonce and a 16-byte tag, then the key. */
+static EVP_CIPHER_CTX *tls13_ctx(const char *name, const char *props, int enc)
+{
+    return aead_ctx(name, props, enc, 12, 16);
+}
+
+static void tls13(void **state)
+{
+    static const size_t lens[] = { 0, 1, 100, 1500, 16385 };
+    static unsigned char rec[3][16385];
+    size_t a, i, s;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++)
+        for (s = 0; s < 2; s++) {
+            /* ccree and the default provider encrypt; each in turn decrypts */
+            EVP_CIPHER_CTX *ctx[3] = { tls13_ctx(algs[a], "provider=ccree", 1),
+                                       tls13_ctx(algs[a], s ? "provider=ccree" : "provider=default", 0),
+                                       tls13_ctx(algs[a], "provider=default", 1) };
+            int k, ccm = is_ccm(algs[a]);
+
+            for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+                unsigned char iv[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, (unsigned char)i };
+                unsigned char tag[2][16];
+
+                memcpy(rec[0], msg, lens[i]);
+                memcpy(rec[2], msg, lens[i]);
+                assert_true(tls13_record(ctx[0], ccm, 1, iv, rec[0], lens[i], tag[0]));
+                assert_true(tls13_record(ctx[2], ccm, 1, iv, rec[2], lens[i], tag[1]));
+                assert_memory_equal(rec[0], rec[2], lens[i]);
+                assert_memory_equal(tag[0], tag[1], 16);
+                memcpy(rec[1], rec[0], lens[i]);
+                assert_true(tls13_record(ctx[1], ccm, 0, iv, rec[1], lens[i], tag[0]));
+                assert_memory_equal(rec[1], msg, lens[i]);
+            }
+            for (k = 0; k < 3; k++)
+                EVP_CIPHER_CTX_free(ctx[k]);
+        }
+}
+
+/* --- which patterns are offloaded ------------------------------------------------------------- */
+
+enum pattern { ONESHOT_ENC, TAG_FIRST_DEC, TLS12, TLS13, GCM_IV16, GCM_TWO_UPDATES, GCM_TAG_AFTER,
+               CCM_TWO_AAD };
+static const char *const pattern_name[] = { "one-shot encryption", "decryption, tag first",
+                                            "TLS 1.2 records", "TLS 1.3 records", "GCM, 16-byte IV",
+                                            "GCM, data in two updates", "GCM, tag after the data",
+                                            "CCM, AAD in two updates" };
+
+static void run_pattern(const char *name, enum pattern pat)
+{
+    static unsigned char ct[2048], out[2048 + 64], tag[16];
+    unsigned char iv[16] = { 5 }, fixed[4] = { 1, 2, 3, 4 };
+    int ccm = is_ccm(name), enc = pat == ONESHOT_ENC || pat == GCM_IV16 || pat == GCM_TWO_UPDATES
+                                  || pat == CCM_TWO_AAD;
+    size_t ivlen = pat == GCM_IV16 ? 16 : 12, len = 1024;
+    EVP_CIPHER_CTX *ctx = aead_ctx(name, "provider=ccree", enc, ivlen, 16);
+    int n, m;
+
+    if (pat == TLS12) {
+        EVP_CIPHER_CTX *e = tls12_ctx(name, "provider=ccree", 1, fixed, 4);
+        EVP_CIPHER_CTX *d = tls12_ctx(name, "provider=ccree", 0, fixed, 4);
+
+        memset(out, 0, 8);
+        assert_int_equal(tls12_record(e, 1, out, len, 7, 0), len + 24);
+        assert_int_equal(tls12_record(d, 0, out, len, 7, 0), len);
+        EVP_CIPHER_CTX_free(e);
+        EVP_CIPHER_CTX_free(d);
+    } else if (pat == TLS13) {
+        EVP_CIPHER_CTX *e = tls13_ctx(name, "provider=ccree", 1);
+        EVP_CIPHER_CTX *d = tls13_ctx(name, "provider=ccree", 0);
+
+        memcpy(out, msg, len);
+        assert_true(tls13_record(e, ccm, 1, iv, out, len, tag));
+        assert_true(tls13_record(d, ccm, 0, iv, out, len, tag));
+        assert_memory_equal(out, msg, len);
+        EVP_CIPHER_CTX_free(e);
+        EVP_CIPHER_CTX_free(d);
+    } else {
+        if (!enc)
+            seal(name, ivlen, 16, iv, 13, len, ct, tag);
+        assert_int_equal(EVP_CipherInit_ex2(ctx, NULL, NULL, iv, enc, NULL), 1);
+        if (!enc)
+            assert_int_equal(set_octets(ctx, OSSL_CIPHER_PARAM_AEAD_TAG, tag, 16), 1);
+        if (ccm)
+            assert_int_equal(EVP_CipherUpdate(ctx, NULL, &n, NULL, (int)len), 1);
+        assert_int_equal(EVP_CipherUpdate(ctx, NULL, &n, aad, pat == CCM_TWO_AAD ? 6 : 13), 1);
+        if (pat == CCM_TWO_AAD)
+            assert_int_equal(EVP_CipherUpdate(ctx, NULL, &n, aad + 6, 7), 1);
+        if (pat == GCM_TWO_UPDATES) {
+            assert_int_equal(EVP_CipherUpdate(ctx, out, &n, msg, 512), 1);
+            assert_int_equal(EVP_CipherUpdate(ctx, out + 512, &n, msg + 512, (int)len - 512), 1);
+        } else {
+            assert_int_equal(EVP_CipherUpdate(ctx, out, &n, enc ? msg : ct, (int)len), 1);
+        }
+        if (pat == GCM_TAG_AFTER)
+            assert_int_equal(set_octets(ctx, OSSL_CIPHER_PARAM_AEAD_TAG, tag, 16), 1);
+        assert_int_equal(EVP_CipherFinal_ex(ctx, out + len, &m), 1);
+        if (!enc)
+            assert_memory_equal(out, msg, len);
+    }
+    EVP_CIPHER_CTX_free(ctx);
+}
+
+static void offload(void **state)
+{
+    size_t a;
+    int pat;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++)
+        for (pat = ONESHOT_ENC; pat <= CCM_TWO_AAD; pat++) {
+            int kernel = pat <= TLS13;
+            tu_alg_info before, after;
+
+            if (is_ccm(algs[a]) ? pat >= GCM_IV16 && pat != CCM_TWO_AAD : pat == CCM_TWO_AAD)
+                continue;
+            before = counters(algs[a]);
+            run_pattern(algs[a], (enum pattern)pat);
+            after = counters(algs[a]);
+            printf("%s, %s: %llu offloaded, %llu in software\n", algs[a], pattern_name[pat],
+                   (unsigned long long)(after.offload_ops - before.offload_ops),
+                   (unsigned long long)(after.fallback_ops - before.fallback_ops));
+            if (require_offload && kernel) {
+                assert_string_equal(after.state, "offload");
+                assert_true(after.offload_ops > before.offload_ops);
+                assert_int_equal(after.fallback_ops, before.fallback_ops);
+            } else {
+                assert_true(after.fallback_ops > before.fallback_ops);
+            }
+        }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(differential), cmocka_unit_test(edges), cmocka_unit_test(tampered),
+        cmocka_unit_test(tls12),        cmocka_unit_test(tls13), cmocka_unit_test(offload),
+    };
+    const char *s = getenv("CCREE_TEST_SEED");
+    tu_rng r;
+
+    prov = OSSL_PROVIDER_load(NULL, "ccree");
+    if (prov == NULL) {
+        ERR_print_errors_fp(stderr);
+        return 1;
+    }
+    require_offload = getenv("CCREE_REQUIRE_OFFLOAD") != NULL
+                      && strcmp(getenv("CCREE_REQUIRE_OFFLOAD"), "1") == 0;
+    if (s != NULL)
+        seed = strtoull(s, NULL, 0);
+    printf("seed %llu\n", (unsigned long long)seed);
+    tu_rng_seed(&r, seed);
+    tu_rng_fill(&r, key, sizeof(key));
+    tu_rng_fill(&r, msg, sizeof(msg));
+    tu_rng_fill(&r, aad, sizeof(aad));
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
