@@ -586,13 +586,15 @@ static int aead_init(struct aead_ctx *c, const unsigned char *key, size_t keylen
                         c->alg->kname, c->alg->keylen);
             return 0;
         }
-        memcpy(c->key, key, keylen);
+        if (!c->keyed || CRYPTO_memcmp(c->key, key, keylen) != 0) { /* the same key: keep all */
+            memcpy(c->key, key, keylen);
+            c->keyed = 1;
+            c->sw_keyed = 0;
+            c->kernel_off = 0;
+            ccree_sock_close(&c->op);
+        }
         c->kivlen = c->ivlen;
         c->ktaglen = c->taglen;
-        c->keyed = 1;
-        c->sw_keyed = 0;
-        c->kernel_off = 0;
-        ccree_sock_close(&c->op);
         new_message(c);
     }
     return aead_set_ctx_params(c, params);

@@ -133,10 +133,26 @@ static void pair_close(struct pair *p)
     ERR_clear_error();
 }
 
+/* Whether ccree raised an error (with its own reason); clears the queue. */
+static int ccree_error(void)
+{
+    const char *lib;
+    unsigned long e;
+    int found = 0;
+
+    while ((e = ERR_get_error()) != 0)
+        found |= (lib = ERR_lib_error_string(e)) != NULL && strcmp(lib, "ccree") == 0;
+    return found;
+}
+
+/* Both calls returned; ccree's failure must carry ccree's error. */
 static int same(struct pair *p, int r0, int r1, const char *what)
 {
     if (r0 != r1)
         differ(p, what);
+    if (!r0 && !ccree_error())
+        differ(p, "the error: none of ccree's");
+    ERR_clear_error();
     return r0;
 }
 
@@ -628,7 +644,7 @@ static void run_pattern(const char *name, enum pattern pat)
         if (!enc)
             seal(name, ivlen, 16, iv, 13, len, ct, tag);
         assert_int_equal(EVP_CipherInit_ex2(ctx, NULL, NULL, iv, enc, NULL), 1);
-        if (!enc)
+        if (!enc && pat != GCM_TAG_AFTER)
             assert_int_equal(set_octets(ctx, OSSL_CIPHER_PARAM_AEAD_TAG, tag, 16), 1);
         if (ccm)
             assert_int_equal(EVP_CipherUpdate(ctx, NULL, &n, NULL, (int)len), 1);
