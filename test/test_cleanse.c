@@ -77,7 +77,8 @@ static void uncleansed_key_found(void **state)
 
 static void contexts_cleansed(void **state)
 {
-    static const char *const names[] = { "AES-128-ECB", "AES-192-CBC", "AES-256-CTR" };
+    static const char *const names[] = { "AES-128-ECB", "AES-192-CBC", "AES-256-CTR", "AES-128-GCM",
+                                         "AES-256-CCM" };
     static unsigned char in[100000], out[100016];
     size_t i;
 
@@ -86,13 +87,13 @@ static void contexts_cleansed(void **state)
     for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, names[i], "provider=ccree");
         EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *b = EVP_CIPHER_CTX_new();
-        int n;
+        int n, ccm = strstr(names[i], "CCM") != NULL; /* CCM takes one update per message */
 
         assert_non_null(c);
         assert_true(EVP_EncryptInit_ex2(a, c, key, key + 16, NULL));
-        assert_true(EVP_EncryptUpdate(a, out, &n, in, sizeof(in)));
+        assert_true(EVP_EncryptUpdate(a, out, &n, in, ccm ? 1000 : sizeof(in)));
         assert_true(EVP_CIPHER_CTX_copy(b, a));
-        assert_true(EVP_EncryptUpdate(b, out, &n, in, 100));
+        assert_true(ccm || EVP_EncryptUpdate(b, out, &n, in, 100));
         assert_true(EVP_EncryptInit_ex2(a, NULL, NULL, key + 8, NULL));
         assert_true(EVP_EncryptUpdate(a, out, &n, in, 100));
         EVP_CIPHER_CTX_free(a);
