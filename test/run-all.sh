@@ -30,9 +30,10 @@ rm -rf build-deb && mkdir -p build-deb/ccree
 git ls-files -co --exclude-standard -z | tar --null -T - -c | tar -x -C build-deb/ccree
 (cd build-deb/ccree && dpkg-buildpackage -us -uc -b &&
  DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -a arm64 -Pnocheck -us -uc -b)
-test/vm/run.sh -- sh -c 'dpkg -i build-deb/ccree_*_"$(dpkg --print-architecture)".deb && debian/tests/smoke'
-# aarch64: the suite under qemu-user (the software path where there is no AF_ALG; cli is left out: it
-# runs this machine's openssl, which cannot load an arm64 module), then in the arm64 VM.
+test/vm/run.sh -- sh -c \
+      'dpkg -i build-deb/ccree_*_"$(dpkg --print-architecture)".deb && debian/tests/smoke'
+# aarch64: the suite under qemu-user (the software path where there is no AF_ALG; cli is left
+# out: it runs this machine's openssl, which cannot load an arm64 module), then in the arm64 VM.
 cmake -S . -B build-aarch64 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
 cmake --build build-aarch64 -j2

@@ -5,7 +5,8 @@
 #   arm64  also the aarch64 cross compiler, the arm64 libraries that
 #          cmake/aarch64-linux-gnu.cmake builds against, and qemu-user
 set -eu
-pkgs="build-essential cmake pkg-config openssl libssl-dev libcmocka-dev valgrind clang libclang-rt-14-dev"
+pkgs="build-essential cmake pkg-config openssl libssl-dev libcmocka-dev valgrind clang"
+pkgs="$pkgs libclang-rt-14-dev"
 update=
 for set in "$@"; do
   case $set in
