@@ -1,11 +1,12 @@
 #!/bin/sh
 # The whole test suite: natively (this machine's kernel may lack AF_ALG: the software path),
 # then in a VM with a real kernel, where drivers = any and the counters must show offload:
-# the suite, without some modules, under ASan+UBSan, under valgrind, and the fuzz target.
+# the suite, without some modules, under ASan+UBSan, under valgrind, and the fuzz target;
+# then the Debian package, and the aarch64 cross build under qemu-user and in an arm64 VM.
 # CCREE_FUZZ_SECONDS (default 300) bounds the fuzz run.
 set -eu
 cd "$(dirname "$0")/.."
-sh tools/deps.sh
+sh tools/deps.sh deb arm64
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j2
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug \
@@ -22,3 +23,19 @@ test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ASAN_OPTIONS=verify_asan_link_orde
       ctest --test-dir build-asan --output-on-failure -E cli
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build -T memcheck --output-on-failure -E cli
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 sh test/fuzz/run.sh "${CCREE_FUZZ_SECONDS:-300}"
+# The Debian package, built from a copy of the tree (dpkg-buildpackage writes beside the tree),
+# installed and smoke-tested in the VM, whose root is a throwaway overlay; and cross-built for
+# arm64 (without its tests, which cannot run here: they run below).
+rm -rf build-deb && mkdir -p build-deb/ccree
+git ls-files -co --exclude-standard -z | tar --null -T - -c | tar -x -C build-deb/ccree
+(cd build-deb/ccree && dpkg-buildpackage -us -uc -b &&
+ DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -a arm64 -Pnocheck -us -uc -b)
+test/vm/run.sh -- sh -c \
+      'dpkg -i build-deb/ccree_*_"$(dpkg --print-architecture)".deb && debian/tests/smoke'
+# aarch64: the suite under qemu-user (the software path where there is no AF_ALG; cli is left
+# out: it runs this machine's openssl, which cannot load an arm64 module), then in the arm64 VM.
+cmake -S . -B build-aarch64 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
+cmake --build build-aarch64 -j2
+ctest --test-dir build-aarch64 --output-on-failure -E cli
+test/vm/run.sh -a arm64 -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build-aarch64 --output-on-failure

@@ -1,20 +1,24 @@
 #!/bin/bash
 # Run a command inside a QEMU (TCG) VM booting Debian's 6.1 kernel, which has
-# AF_ALG. The host root is the VM's root (read-only 9p + tmpfs overlay); the
+# AF_ALG. The VM's root (read-only 9p + tmpfs overlay) is the host root, or for
+# another architecture a Debian root of it made once with mmdebstrap; the
 # caller's git work tree (or cwd) is shared read-write at the same path.
 #
-# Usage: test/vm/run.sh [-m MODULE]... -- COMMAND [ARGS...]
+# Usage: test/vm/run.sh [-a ARCH] [-m MODULE]... -- COMMAND [ARGS...]
+#   -a ARCH    Debian architecture of the VM: amd64 (default) or arm64.
 #   -m MODULE  do not load MODULE (at boot nor on demand); repeatable.
 # Env: CCREE_VM_CACHE (default /var/cache/ccree-vm), CCREE_VM_TIMEOUT (s, 1200).
 # Exit status: COMMAND's; 124 on timeout; 125 if the VM gave no status.
 set -euo pipefail
 
-usage() { echo "usage: $0 [-m MODULE]... -- COMMAND [ARGS...]" >&2; exit 2; }
+usage() { echo "usage: $0 [-a ARCH] [-m MODULE]... -- COMMAND [ARGS...]" >&2; exit 2; }
 die() { echo "run.sh: $*" >&2; exit 125; }
 
+ARCH=amd64
 EXCLUDE=()
 while [ $# -gt 0 ]; do
     case $1 in
+        -a) [ $# -ge 2 ] || usage; ARCH=$2; shift 2 ;;
         -m) [ $# -ge 2 ] || usage; EXCLUDE+=("${2//-/_}"); shift 2 ;;
         --) shift; break ;;
         *) usage ;;
@@ -26,14 +30,35 @@ CACHE=$(realpath -m "${CCREE_VM_CACHE:-/var/cache/ccree-vm}")
 TIMEOUT=${CCREE_VM_TIMEOUT:-1200}
 SELF=$(realpath "$0")
 # Loaded at boot (with dependencies); virtio_pci is the transport for 9p.
-# The x86 CPU crypto drivers are what udev would load on a real machine
-# (their self-tests cost ~2.5 s under TCG; drop them with -m to boot faster).
+# The CPU crypto drivers are what udev would load on a real machine (x86: their
+# self-tests cost ~2.5 s under TCG; drop them with -m to boot faster).
 MODULES=(virtio_pci 9pnet_virtio 9p overlay
-         af_alg algif_hash algif_skcipher algif_aead algif_rng crypto_user
-         aesni_intel sha1_ssse3 sha256_ssse3 sha512_ssse3 ghash_clmulni_intel)
+         af_alg algif_hash algif_skcipher algif_aead algif_rng crypto_user)
+case $ARCH in
+    amd64)
+        QEMU=(qemu-system-x86_64 -cpu max -bios qboot.rom) QPKG=qemu-system-x86 CONSOLE=ttyS0
+        MODULES+=(aesni_intel sha1_ssse3 sha256_ssse3 sha512_ssse3 ghash_clmulni_intel) ;;
+    arm64)
+        # pauth-impdef: -cpu max with a pointer authentication that is cheaper to emulate
+        # (the suite runs in half the time).
+        QEMU=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
+        QPKG=qemu-system-arm CONSOLE=ttyAMA0
+        MODULES+=(aes_ce_blk aes_ce_ccm sha1_ce sha2_ce sha512_ce ghash_ce) ;;
+    *) usage ;;
+esac
+# The root: the host's, or for another architecture the packages the VM runs,
+# unpacked (without their maintainer scripts, which the tests do not need).
+if [ "$ARCH" = "$(dpkg --print-architecture)" ]; then
+    ROOT=/
+else
+    ROOTPKGS=bash,coreutils,dash,diffutils,findutils,grep,sed,kmod,busybox-static
+    ROOTPKGS+=,cmake,openssl,libcmocka0
+    ROOT=$CACHE/root-$ARCH-$(echo "$ROOTPKGS" | sha256sum | cut -c1-12)
+fi
 
 # --- host tools -----------------------------------------------------------
-PKGS=(qemu-system-x86 busybox-static kmod cpio)
+PKGS=("$QPKG" kmod cpio)
+if [ "$ROOT" = / ]; then PKGS+=(busybox-static); else PKGS+=(mmdebstrap); fi
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -47,30 +72,47 @@ mkdir -p "$CACHE"
 exec 9>"$CACHE/.lock"
 flock 9     # serialise cache setup between concurrent runs
 
+# --- root of another architecture ------------------------------------------
+if [ "$ROOT" != / ] && [ ! -e "$ROOT/.done" ]; then
+    echo "run.sh: making the $ARCH root" >&2
+    rm -rf "$CACHE"/root-"$ARCH"-*
+    . /etc/os-release
+    mmdebstrap --quiet --variant=extract --architectures="$ARCH" --include="$ROOTPKGS" \
+        "$VERSION_CODENAME" "$ROOT" >&2
+    touch "$ROOT/.done"
+fi
+
 # --- kernel ---------------------------------------------------------------
-kpkg() { apt-cache depends linux-image-amd64 2>/dev/null |
-         sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -n1 || true; }
+# (apt needs "dpkg --add-architecture ARCH" and an update for another architecture)
+kpkg() { apt-cache depends "linux-image-$ARCH:$ARCH" 2>/dev/null |
+         sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*$/\1/p' | head -n1 || true; }
 KPKG=$(kpkg)
-if [ -z "$KPKG" ]; then apt-get update -qq; KPKG=$(kpkg); fi
-[ -n "$KPKG" ] || die "cannot resolve the kernel package of linux-image-amd64"
+if [ -z "$KPKG" ]; then
+    dpkg --print-foreign-architectures | grep -qx "$ARCH" || dpkg --add-architecture "$ARCH"
+    apt-get update -qq; KPKG=$(kpkg)
+fi
+[ -n "$KPKG" ] || die "cannot resolve the kernel package of linux-image-$ARCH"
 KVER=${KPKG#linux-image-}
 KROOT=$CACHE/$KPKG
+VMLINUZ=$KROOT/root/boot/vmlinuz-$KVER
 if [ ! -e "$KROOT/.done" ]; then
     echo "run.sh: fetching $KPKG" >&2
-    rm -rf "$CACHE"/linux-image-* && mkdir -p "$KROOT/root"
-    (cd "$KROOT" && apt-get -q -o APT::Sandbox::User=root download "$KPKG" >&2)
+    rm -rf "$CACHE"/linux-image-*-"$ARCH" && mkdir -p "$KROOT/root"
+    (cd "$KROOT" && apt-get -q -o APT::Sandbox::User=root download "$KPKG:$ARCH" >&2)
     dpkg-deb -x "$KROOT"/*.deb "$KROOT/root"
     rm -f "$KROOT"/*.deb
     depmod -b "$KROOT/root" "$KVER"    # the package's postinst would do this
-    # Decompressing the xz bzImage takes ~3 s under TCG: extract the ELF
-    # vmlinux once, which QEMU boots directly (PVH entry, CONFIG_PVH=y).
-    vmlinuz=$KROOT/root/boot/vmlinuz-$KVER
-    off=$(grep -abo -m1 $'\xfd7zXZ\x00' "$vmlinuz" | cut -d: -f1)
-    xz -dc --single-stream < <(tail -c +$((off + 1)) "$vmlinuz") >"$KROOT/vmlinux"
-    [ "$(head -c4 "$KROOT/vmlinux")" = $'\x7fELF' ] || die "cannot extract vmlinux from $vmlinuz"
+    if [ "$ARCH" = amd64 ]; then
+        # Decompressing the xz bzImage takes ~3 s under TCG: extract the ELF
+        # vmlinux once, which QEMU boots directly (PVH entry, CONFIG_PVH=y).
+        off=$(grep -abo -m1 $'\xfd7zXZ\x00' "$VMLINUZ" | cut -d: -f1)
+        xz -dc --single-stream < <(tail -c +$((off + 1)) "$VMLINUZ") >"$KROOT/vmlinux"
+        [ "$(head -c4 "$KROOT/vmlinux")" = $'\x7fELF' ] || die "cannot extract vmlinux from $VMLINUZ"
+    fi
     touch "$KROOT/.done"
 fi
-KERNEL=$KROOT/vmlinux
+# arm64's vmlinuz is an uncompressed Image, which QEMU boots as it is.
+if [ "$ARCH" = amd64 ]; then KERNEL=$KROOT/vmlinux; else KERNEL=$VMLINUZ; fi
 
 # --- module load order, resolved on the host ------------------------------
 is_excluded() { local e; for e in "${EXCLUDE[@]}"; do [ "$e" = "$1" ] && return 0; done; return 1; }
@@ -100,14 +142,14 @@ done
 
 # --- initramfs (rebuilt when this script or the module set changes) -------
 SELFKEY=$(sha256sum "$SELF" | cut -c1-12)
-SETKEY=$(echo "$KVER ${LOAD[*]} | ${EXCLUDE[*]}" | sha256sum | cut -c1-12)
+SETKEY=$(echo "$KVER $ROOT ${LOAD[*]} | ${EXCLUDE[*]}" | sha256sum | cut -c1-12)
 INITRD=$CACHE/initramfs-$SELFKEY-$SETKEY.cpio.gz
 if [ ! -e "$INITRD" ]; then
     find "$CACHE" -maxdepth 1 -name 'initramfs-*' ! -name "initramfs-$SELFKEY-*" -delete
     stage=$(mktemp -d)
     mkdir -p "$stage"/{bin,dev,proc,sys,ctl,host,upper,newroot,lib/modules,etc}
     mknod "$stage/dev/console" c 5 1
-    cp /bin/busybox "$stage/bin/busybox"
+    cp "$ROOT/bin/busybox" "$stage/bin/busybox"
     for path in "${LOAD[@]}"; do
         n=$(modname "$path")
         case $path in   # busybox insmod cannot decompress
@@ -136,7 +178,7 @@ fail() { echo "ccree-vm: $*" >&2; off; }
 while read -r m; do insmod "/lib/modules/$m.ko" || echo "ccree-vm: insmod $m failed" >&2; done </etc/load
 p9=trans=virtio,version=9p2000.L,msize=512000
 mount -t 9p -o "$p9,cache=mmap" ctl /ctl || fail "cannot mount the control share"
-. /ctl/params                   # TREE, KMODS (host paths)
+. /ctl/params                   # TREE (host path)
 mount -t 9p -o "$p9,ro,cache=loose" hostroot /host || fail "cannot mount the host root"
 mount -t tmpfs tmpfs /upper && mkdir /upper/u /upper/w
 mount -t overlay overlay -o lowerdir=/host,upperdir=/upper/u,workdir=/upper/w /newroot ||
@@ -153,7 +195,7 @@ mount -t tmpfs tmpfs $R/run
 mkdir -p "$R$TREE" $R/run/ccree-vm "$R/lib/modules/$(uname -r)"
 mount -t 9p -o "$p9,cache=mmap" tree "$R$TREE" || fail "cannot mount the work tree $TREE"
 mount --bind /ctl $R/run/ccree-vm
-mount --bind "$R$KMODS" "$R/lib/modules/$(uname -r)"
+mount -t 9p -o "$p9,ro,cache=loose" kmods "$R/lib/modules/$(uname -r)" || fail "cannot mount the modules"
 # Excluded modules must not come back through on-demand loading either.
 mkdir -p $R/etc/modprobe.d
 while read -r m; do [ -n "$m" ] && echo "install $m /bin/false"; done </etc/exclude >$R/etc/modprobe.d/ccree-vm.conf
@@ -176,10 +218,10 @@ TREE=$(git rev-parse --show-toplevel 2>/dev/null || pwd)
 [ "$TREE" != / ] || die "refusing to share / read-write; run from a work tree"
 CTL=$(mktemp -d)
 trap 'rm -rf "$CTL"' EXIT
-printf 'TREE=%q\nKMODS=%q\n' "$TREE" "$KROOT/root/lib/modules/$KVER" >"$CTL/params"
+printf 'TREE=%q\n' "$TREE" >"$CTL/params"
 {
     printf 'cd -- %q || exit 125\n' "$PWD"
-    printf 'exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root USER=root'
+    printf 'exec /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root USER=root'
     while IFS= read -r v; do
         [[ $v =~ ^(CCREE_|OPENSSL_)|^CI$ ]] && printf ' %q' "$v=${!v}"
     done < <(compgen -e)
@@ -189,12 +231,12 @@ printf 'TREE=%q\nKMODS=%q\n' "$TREE" "$KROOT/root/lib/modules/$KVER" >"$CTL/para
 
 # --- boot -------------------------------------------------------------------
 rc=0
-timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 2048 -smp 2 \
+timeout "$TIMEOUT" "${QEMU[@]}" -accel tcg -m 2048 -smp 2 \
     -nographic -nodefaults -serial stdio -no-reboot \
-    -bios qboot.rom \
     -kernel "$KERNEL" -initrd "$INITRD" \
-    -append "console=ttyS0 quiet loglevel=3 panic=-1" \
-    -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+    -append "console=$CONSOLE quiet loglevel=3 panic=-1" \
+    -virtfs local,path="$ROOT",mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+    -virtfs local,path="$KROOT/root/lib/modules/$KVER",mount_tag=kmods,security_model=none,readonly=on \
     -virtfs local,path="$TREE",mount_tag=tree,security_model=none \
     -virtfs local,path="$CTL",mount_tag=ctl,security_model=none \
     </dev/null || rc=$?
