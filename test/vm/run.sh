@@ -52,7 +52,7 @@ if [ "$ARCH" = "$(dpkg --print-architecture)" ]; then
     ROOT=/
 else
     ROOTPKGS=bash,coreutils,dash,diffutils,findutils,grep,sed,kmod,busybox-static
-    ROOTPKGS+=,cmake,openssl,libcmocka0
+    ROOTPKGS+=,cmake,openssl,libcmocka0,strace
     ROOT=$CACHE/root-$ARCH-$(echo "$ROOTPKGS" | sha256sum | cut -c1-12)
 fi
 
