@@ -17,8 +17,8 @@
 #define MAXLEN 150000
 
 static const char *const names[] = { "AES-128-ECB", "AES-192-CBC", "AES-256-CBC", "AES-128-CTR",
-                                     "AES-256-CTR", "SHA1", "SHA2-224", "SHA2-256", "SHA2-384",
-                                     "SHA2-512" };
+                                     "AES-256-CTR", "AES-128-GCM", "AES-256-GCM", "SHA1",
+                                     "SHA2-224", "SHA2-256", "SHA2-384", "SHA2-512" };
 #define NNAMES (sizeof(names) / sizeof(names[0]))
 
 struct job {
