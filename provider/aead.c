@@ -351,31 +351,6 @@ static void ctr64_inc(unsigned char *counter)
         continue;
 }
 
-/* TLS 1.2: the record explicit nonce || payload || tag, in place (gcm_tls_cipher's rules). */
-static int gcm_record(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
-                      size_t len)
-{
-    size_t plen = len - TLS_EXPLICIT - TAG_MAX;
-    unsigned char *tag;
-    int ok;
-
-    c->tls = 0;
-    c->ivstate = IV_USED;
-    if (out != in || len < TLS_EXPLICIT + TAG_MAX)
-        return fail(c, CCREE_R_BAD_LENGTH, "a TLS record is in place and holds a nonce and a tag");
-    if (!c->ivgen || (!c->enc && c->ivlen < TLS_EXPLICIT))
-        return fail(c, CCREE_R_BAD_STATE, "TLS record without a fixed IV");
-    memcpy(c->enc ? out : c->iv + c->ivlen - TLS_EXPLICIT,
-           c->enc ? c->iv + c->ivlen - TLS_EXPLICIT : in, TLS_EXPLICIT);
-    tag = out + TLS_EXPLICIT + plen;
-    ok = oneshot_final(c, c->tlsaad, TLS_AAD, in + TLS_EXPLICIT, out + TLS_EXPLICIT, plen, tag,
-                       TAG_MAX);
-    if (c->enc)
-        ctr64_inc(c->iv + c->ivlen - TLS_EXPLICIT);
-    *outl = ok ? (c->enc ? len : plen) : 0;
-    return ok;
-}
-
 static int gcm_final(struct aead_ctx *c)
 {
     size_t taglen = c->enc ? TAG_MAX : c->taglen;
@@ -425,6 +400,48 @@ static int gcm_data(struct aead_ctx *c, unsigned char *out, const unsigned char 
     return 1;
 }
 
+/* As in the default provider, CCM's IV and tag lengths take effect when the key is set. */
+static int ccm_lengths_keyed(struct aead_ctx *c)
+{
+    return (c->ivlen == c->kivlen && c->taglen == c->ktaglen)
+           || fail(c, CCREE_R_BAD_STATE, "set CCM's IV and tag lengths before its key");
+}
+
+/*
+ * TLS 1.2: explicit nonce || payload || tag, in place, by the rules of the default provider's
+ * gcm_tls_cipher and ccm_tls_cipher. A record sent carries GCM's explicit IV, counted up after
+ * it, or CCM's sequence number; a record received brings its own. GCM takes one record per
+ * tlsaad.
+ */
+static int tls_record(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
+                      size_t len)
+{
+    size_t taglen = c->gcm ? TAG_MAX : c->taglen, plen = len - TLS_EXPLICIT - taglen;
+    unsigned char *explicit;
+    int ok;
+
+    if (c->gcm) {
+        c->tls = 0;
+        c->ivstate = IV_USED;
+    }
+    if (in == NULL || out != in || len < TLS_EXPLICIT + taglen)
+        return fail(c, CCREE_R_BAD_LENGTH, "a TLS record is in place and holds a nonce and a tag");
+    if (c->gcm ? !c->ivgen || c->ivlen < TLS_EXPLICIT : c->ivlen != TLS_FIXED + TLS_EXPLICIT)
+        return fail(c, CCREE_R_BAD_STATE, "TLS record without a 12-byte fixed IV");
+    if (!c->gcm && !ccm_lengths_keyed(c))
+        return 0;
+    explicit = c->iv + c->ivlen - TLS_EXPLICIT;
+    if (c->enc)
+        memcpy(out, c->gcm ? explicit : c->tlsaad, TLS_EXPLICIT);
+    memcpy(explicit, in, TLS_EXPLICIT);
+    ok = oneshot_final(c, c->tlsaad, TLS_AAD, in + TLS_EXPLICIT, out + TLS_EXPLICIT, plen,
+                       out + TLS_EXPLICIT + plen, taglen);
+    if (c->gcm && c->enc)
+        ctr64_inc(explicit);
+    *outl = ok ? (c->enc ? len : plen) : 0;
+    return ok;
+}
+
 /* One GCM call as the default provider's gcm_cipher_internal takes it. */
 static int gcm_message(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
                        size_t len)
@@ -433,7 +450,7 @@ static int gcm_message(struct aead_ctx *c, unsigned char *out, size_t *outl, con
     if (!c->keyed)
         return fail(c, CCREE_R_NO_KEY, "no key set");
     if (c->tls)
-        return gcm_record(c, out, outl, in, len);
+        return tls_record(c, out, outl, in, len);
     if (c->ivstate == IV_USED)
         return fail(c, CCREE_R_BAD_STATE, "the IV is used: set a new one");
     if (c->ivstate == IV_NONE && !gcm_new_iv(c))
@@ -456,35 +473,6 @@ static int ccm_length_fits(struct aead_ctx *c, size_t len)
 
     return l >= 8 || (len >> (8 * l)) == 0
            || fail(c, CCREE_R_BAD_LENGTH, "the data length does not fit the nonce's L");
-}
-
-/* As in the default provider, CCM's IV and tag lengths take effect when the key is set. */
-static int ccm_lengths_keyed(struct aead_ctx *c)
-{
-    return (c->ivlen == c->kivlen && c->taglen == c->ktaglen)
-           || fail(c, CCREE_R_BAD_STATE, "set CCM's IV and tag lengths before its key");
-}
-
-/* TLS 1.2: the record explicit nonce || payload || tag, in place (ccm_tls_cipher's rules). */
-static int ccm_record(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
-                      size_t len)
-{
-    size_t plen = len - TLS_EXPLICIT - c->taglen;
-    int ok;
-
-    if (in == NULL || out != in || len < TLS_EXPLICIT + c->taglen)
-        return fail(c, CCREE_R_BAD_LENGTH, "a TLS record is in place and holds a nonce and a tag");
-    if (c->ivlen != TLS_FIXED + TLS_EXPLICIT)
-        return fail(c, CCREE_R_BAD_IV_LENGTH, "TLS records take 12-byte nonces");
-    if (!ccm_lengths_keyed(c))
-        return 0;
-    if (c->enc)
-        memcpy(out, c->tlsaad, TLS_EXPLICIT); /* the sequence number */
-    memcpy(c->iv + TLS_FIXED, in, TLS_EXPLICIT);
-    ok = oneshot_final(c, c->tlsaad, TLS_AAD, in + TLS_EXPLICIT, out + TLS_EXPLICIT, plen,
-                       out + TLS_EXPLICIT + plen, c->taglen);
-    *outl = ok ? (c->enc ? len : plen) : 0;
-    return ok;
 }
 
 static int ccm_data(struct aead_ctx *c, unsigned char *out, const unsigned char *in, size_t len)
@@ -524,7 +512,7 @@ static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl, con
     if (!c->keyed)
         return fail(c, CCREE_R_NO_KEY, "no key set");
     if (c->tls)
-        return ccm_record(c, out, outl, in, len);
+        return tls_record(c, out, outl, in, len);
     if (in == NULL && out != NULL) /* final: nothing to do */
         return 1;
     if (c->ivstate != IV_SET)

@@ -25,17 +25,6 @@ static OSSL_PROVIDER *prov;
 static const char *strict_cnf;
 static unsigned char key[32], iv[16], in[LEN];
 
-static tu_alg_info info(const char *name)
-{
-    char *table = tu_get_alg_table(prov);
-    tu_alg_info a;
-
-    assert_non_null(table);
-    assert_int_equal(tu_find_alg(table, name, &a, NULL), 1);
-    free(table);
-    return a;
-}
-
 /* LEN bytes through name in ctx's provider (props), one update: returns the output length. */
 static int crypt(OSSL_LIB_CTX *ctx, const char *name, const char *props, unsigned char *out)
 {
@@ -72,13 +61,13 @@ static void same_in_software(void)
     size_t i;
 
     for (i = 0; i < NALGS; i++) {
-        tu_alg_info before = info(algs[i]), after;
+        tu_alg_info before = tu_alg(prov, algs[i]), after;
         int n = crypt(NULL, algs[i], "provider=ccree", a);
 
         assert_true(n > 0);
         assert_int_equal(crypt(NULL, algs[i], "provider=default", b), n);
         assert_memory_equal(a, b, n);
-        after = info(algs[i]);
+        after = tu_alg(prov, algs[i]);
         if (after.offload_ops != before.offload_ops || after.fallback_ops <= before.fallback_ops)
             fail_msg("%s: not served in software", algs[i]);
     }
@@ -89,7 +78,7 @@ static void refused(const char *why)
     size_t i;
 
     for (i = 0; i < NALGS; i++) {
-        tu_alg_info a = info(algs[i]);
+        tu_alg_info a = tu_alg(prov, algs[i]);
 
         if (strcmp(a.state, "software") != 0 || strstr(a.reason, why) == NULL)
             fail_msg("%s: %s, \"%s\" (expected \"%s\")", algs[i], a.state, a.reason, why);
@@ -158,7 +147,7 @@ static void reinit_sends_no_key(void **state)
         EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, names[i], "provider=ccree");
         EVP_CIPHER *ref = EVP_CIPHER_fetch(NULL, names[i], "provider=default");
         EVP_CIPHER_CTX *cc = EVP_CIPHER_CTX_new(), *rc = EVP_CIPHER_CTX_new();
-        tu_alg_info before = info(names[i]), after;
+        tu_alg_info before = tu_alg(prov, names[i]), after;
         unsigned long k0 = *keys;
 
         assert_string_equal(before.state, "offload");
@@ -175,7 +164,7 @@ static void reinit_sends_no_key(void **state)
             assert_int_equal(n, m);
             assert_memory_equal(a, b, n);
         }
-        after = info(names[i]);
+        after = tu_alg(prov, names[i]);
         assert_true(after.offload_ops >= before.offload_ops + 6);
         assert_int_equal(*keys - k0, 1);
         EVP_CIPHER_CTX_free(cc);
@@ -207,7 +196,7 @@ int main(int argc, char **argv)
         return 1;
     }
     strict_cnf = argv[1];
-    a = info("SHA1");
+    a = tu_alg(prov, "SHA1");
     if (strstr(a.reason, "no AF_ALG") != NULL && (req == NULL || strcmp(req, "1") != 0)) {
         printf("skipped: this kernel has no AF_ALG (these tests run in the VM)\n");
         return 77;

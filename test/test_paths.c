@@ -23,21 +23,10 @@ static const char *const digests[] = { "SHA1", "SHA2-224", "SHA2-256", "SHA2-384
 static OSSL_PROVIDER *prov;
 static const char *strict_cnf;
 
-static tu_alg_info info(const char *name)
-{
-    char *table = tu_get_alg_table(prov);
-    tu_alg_info a;
-
-    assert_non_null(table);
-    assert_int_equal(tu_find_alg(table, name, &a, NULL), 1);
-    free(table);
-    return a;
-}
-
 /* Both paths used when the algorithm is offloaded, software only when it is not. */
 static void check_paths(const tu_alg_info *before, const char *name)
 {
-    tu_alg_info after = info(name);
+    tu_alg_info after = tu_alg(prov, name);
 
     assert_true(after.fallback_ops > before->fallback_ops);
     if (strcmp(after.state, "offload") == 0)
@@ -82,7 +71,7 @@ static void cipher_switches_paths(void **state)
 
     (void)state;
     for (i = 0; i < sizeof(ciphers) / sizeof(ciphers[0]); i++) {
-        tu_alg_info before = info(ciphers[i]);
+        tu_alg_info before = tu_alg(prov, ciphers[i]);
         int enc, len = 200000, outlen;
 
         assert_true(RAND_bytes(key, sizeof(key)) && RAND_bytes(iv, sizeof(iv))
@@ -114,7 +103,7 @@ static void digest_switches_paths(void **state)
     (void)state;
     assert_true(RAND_bytes(in, sizeof(in)));
     for (i = 0; i < sizeof(digests) / sizeof(digests[0]); i++) {
-        tu_alg_info before = info(digests[i]);
+        tu_alg_info before = tu_alg(prov, digests[i]);
         EVP_MD *md = EVP_MD_fetch(NULL, digests[i], "provider=ccree");
         EVP_MD *ref = EVP_MD_fetch(NULL, digests[i], "provider=default");
         EVP_MD_CTX *ctx = EVP_MD_CTX_new();
@@ -146,7 +135,7 @@ static void out_of_descriptors(void **state)
     EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, "AES-128-CBC", "provider=ccree");
     EVP_CIPHER *ref = EVP_CIPHER_fetch(NULL, "AES-128-CBC", "provider=default");
     EVP_CIPHER_CTX *ctx[N];
-    tu_alg_info before = info("AES-128-CBC");
+    tu_alg_info before = tu_alg(prov, "AES-128-CBC");
     struct rlimit old, low;
     OSSL_LIB_CTX *strict;
     EVP_CIPHER *sc;

@@ -5,7 +5,7 @@
  *  - chunking generator and hex/chunk printers for failure reports,
  *  - a search of the error queue,
  *  - readers for the ccree provider counters ("ccree-offload-ops", ...)
- *    and a parser for the "ccree-algorithms" table.
+ *    and a parser for the "ccree-algorithms" table, and one algorithm's line of it.
  *
  * Header-only; everything is static inline (no unused-function warnings).
  */
@@ -350,6 +350,21 @@ static inline int tu_find_alg(const char *table, const char *name, tu_alg_info *
         p = nl + 1;
     }
     return found;
+}
+
+/* One algorithm's line of the provider's table; a missing table or line ends the test run. */
+static inline tu_alg_info tu_alg(OSSL_PROVIDER *prov, const char *name)
+{
+    char *table = tu_get_alg_table(prov);
+    tu_alg_info a;
+    int found = table != NULL && tu_find_alg(table, name, &a, NULL) == 1;
+
+    free(table);
+    if (!found) {
+        fprintf(stderr, "%s is not in ccree's ccree-algorithms table\n", name);
+        exit(1);
+    }
+    return a;
 }
 
 #endif /* CCREE_TESTUTIL_H */
