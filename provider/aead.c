@@ -442,15 +442,10 @@ static int tls_record(struct aead_ctx *c, unsigned char *out, size_t *outl, cons
     return ok;
 }
 
-/* One GCM call as the default provider's gcm_cipher_internal takes it. */
+/* One GCM call (keyed, not a TLS record) as the default provider's gcm_cipher_internal takes it. */
 static int gcm_message(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
                        size_t len)
 {
-    *outl = 0;
-    if (!c->keyed)
-        return fail(c, CCREE_R_NO_KEY, "no key set");
-    if (c->tls)
-        return tls_record(c, out, outl, in, len);
     if (c->ivstate == IV_USED)
         return fail(c, CCREE_R_BAD_STATE, "the IV is used: set a new one");
     if (c->ivstate == IV_NONE && !gcm_new_iv(c))
@@ -504,15 +499,10 @@ static int ccm_data(struct aead_ctx *c, unsigned char *out, const unsigned char 
     return 1;
 }
 
-/* One CCM call as the default provider's ccm_cipher_internal takes it. */
+/* One CCM call (keyed, not a TLS record) as the default provider's ccm_cipher_internal takes it. */
 static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
                        size_t len)
 {
-    *outl = 0;
-    if (!c->keyed)
-        return fail(c, CCREE_R_NO_KEY, "no key set");
-    if (c->tls)
-        return tls_record(c, out, outl, in, len);
     if (in == NULL && out != NULL) /* final: nothing to do */
         return 1;
     if (c->ivstate != IV_SET)
@@ -545,6 +535,11 @@ static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl, con
 static int message(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
                    size_t len)
 {
+    *outl = 0;
+    if (!c->keyed)
+        return fail(c, CCREE_R_NO_KEY, "no key set");
+    if (c->tls)
+        return tls_record(c, out, outl, in, len);
     return c->gcm ? gcm_message(c, out, outl, in, len) : ccm_message(c, out, outl, in, len);
 }
 
@@ -922,7 +917,8 @@ int ccree_aead_answer(struct ccree_prov *p, size_t idx, int kernel, const unsign
         c->ivlen = 12;
         c->taglen = TAG_MAX;
         err = kernel ? kernel_oneshot(c, c->buf, aadlen, msg, out, len, out + len, TAG_MAX)
-                     : sw_oneshot(c, c->buf, aadlen, msg, out, len, out + len, TAG_MAX) > 0 ? 0 : -EIO;
+              : sw_oneshot(c, c->buf, aadlen, msg, out, len, out + len, TAG_MAX) > 0 ? 0
+                                                                                     : -EIO;
     }
     aead_freectx(c);
     return err;
