@@ -1,7 +1,9 @@
 /*
- * AES-ECB/CBC/CTR. The context owns the state (key, IV or counter, partial block, CTR
- * keystream), so each request can go to the kernel or to the default provider on its own.
+ * Block ciphers in ECB, CBC, CTR, XTS and CBC-CTS mode. The context owns the state (key, IV or
+ * counter, partial block, CTR keystream), so each request can go to the kernel or to the
+ * default provider on its own. XTS and CBC-CTS take each update as one whole message.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -11,18 +13,25 @@
 
 #include "prov.h"
 
-#define BLK 16
+#define MAXBLK 16
+#define XTS_UNIT_MAX (1 << 24) /* the default provider's data unit limit: 2^20 blocks */
+
+enum { CS1, CS2, CS3 }; /* cts_mode: kernel's cts(cbc(aes)) is CS3 */
+static const char *const cts_names[] = { OSSL_CIPHER_CTS_MODE_CS1, OSSL_CIPHER_CTS_MODE_CS2,
+                                         OSSL_CIPHER_CTS_MODE_CS3 };
 
 struct cipher_ctx {
     struct ccree_prov *prov;
     size_t idx;
     const struct ccree_alg *alg;
+    size_t bs; /* the cipher's block: 8 or 16 bytes */
     int enc, pad, keyed;
-    unsigned char key[32];
-    unsigned char oiv[BLK], iv[BLK]; /* iv: next IV or counter, unless sw_iv */
-    unsigned char buf[BLK];          /* ECB/CBC: partial or held-back block */
+    int cts_mode, updated; /* CBC-CTS: one update per init */
+    unsigned char key[64];
+    unsigned char oiv[MAXBLK], iv[MAXBLK]; /* iv: next IV or counter, unless sw_iv */
+    unsigned char buf[MAXBLK];             /* ECB/CBC: partial or held-back block */
     size_t bufsz;
-    unsigned char ks[BLK]; /* CTR: keystream of the current block, used up to num */
+    unsigned char ks[MAXBLK]; /* CTR: keystream of the current block, used up to num */
     unsigned int num;
     struct ccree_sock op;
     int kernel_off; /* the kernel failed this key: software until the next key */
@@ -56,29 +65,41 @@ static int slice(const struct seg *s, int ns, size_t off, size_t len, struct iov
     return k;
 }
 
-static void gather(const struct seg *s, int ns, size_t off, unsigned char *dst)
+static void gather(const struct seg *s, int ns, size_t off, unsigned char *dst, size_t len)
 {
     struct iovec iov[3];
-    int i, k = slice(s, ns, off, BLK, iov);
+    int i, k = slice(s, ns, off, len, iov);
 
     for (i = 0; i < k; dst += iov[i++].iov_len)
         memcpy(dst, iov[i].iov_base, iov[i].iov_len);
 }
 
-static void ctr_add(unsigned char *ctr, size_t blocks)
+static void ctr_add(unsigned char *ctr, size_t len, size_t blocks)
 {
-    int i;
+    size_t i;
 
-    for (i = BLK - 1; i >= 0 && blocks != 0; i--, blocks >>= 8) {
+    for (i = len; i-- > 0 && blocks != 0; blocks >>= 8) {
         blocks += ctr[i];
         ctr[i] = (unsigned char)blocks;
     }
 }
 
+static int is_cts(const struct cipher_ctx *c)
+{
+    return (c->alg->flags & EVP_CIPH_FLAG_CTS) != 0;
+}
+
+/* XTS and CBC-CTS: an update is a whole message. */
+static int whole_messages(const struct cipher_ctx *c)
+{
+    return c->alg->mode == EVP_CIPH_XTS_MODE || is_cts(c);
+}
+
 /* The software context gives up the IV it holds. */
 static int sync_iv(struct cipher_ctx *c)
 {
-    if (c->sw_iv && c->alg->ivlen && !EVP_CIPHER_CTX_get_updated_iv(c->sw, c->iv, BLK)) {
+    if (c->sw_iv && c->alg->ivlen
+        && !EVP_CIPHER_CTX_get_updated_iv(c->sw, c->iv, c->alg->ivlen)) {
         CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "cannot read the software IV");
         return 0;
     }
@@ -103,28 +124,28 @@ static int kernel_ready(struct cipher_ctx *c)
 static int kernel_run(struct cipher_ctx *c, const struct seg *is, const struct seg *os,
                       size_t total, size_t *done)
 {
-    size_t off, n;
+    size_t off, n, bs = c->bs;
     int err = 0;
 
     for (off = 0; off < total; off += n) {
         struct iovec in[3], out[2];
-        unsigned char last[BLK];
+        unsigned char last[MAXBLK];
         int ni, no;
 
         n = total - off < AFALG_MAX_REQUEST ? total - off : AFALG_MAX_REQUEST;
         ni = slice(is, 3, off, n, in);
         no = slice(os, 2, off, n, out);
         if (c->alg->mode == EVP_CIPH_CBC_MODE && !c->enc)
-            gather(is, 3, off + n - BLK, last); /* before an in-place request overwrites it */
+            gather(is, 3, off + n - bs, last, bs); /* before an in-place request overwrites it */
         err = afalg_cipher(c->op.fd, c->enc, c->iv, c->alg->ivlen, 0, in, ni, n, out, no, n);
         if (err != 0)
             break;
         if (c->alg->mode == EVP_CIPH_CBC_MODE && c->enc)
-            gather(os, 2, off + n - BLK, c->iv);
+            gather(os, 2, off + n - bs, c->iv, bs);
         else if (c->alg->mode == EVP_CIPH_CBC_MODE)
-            memcpy(c->iv, last, BLK);
+            memcpy(c->iv, last, bs);
         else if (c->alg->mode == EVP_CIPH_CTR_MODE)
-            ctr_add(c->iv, n / BLK);
+            ctr_add(c->iv, c->alg->ivlen, n / bs);
         ccree_count(c->idx, 0, 1, n);
     }
     *done = off;
@@ -143,27 +164,40 @@ static int sw_update(struct cipher_ctx *c, unsigned char *out, const unsigned ch
     return 1;
 }
 
-static int sw_run(struct cipher_ctx *c, const struct seg *is, const struct seg *os, size_t off)
+/* The software context ready for this key, direction and IV. */
+static int sw_ready(struct cipher_ctx *c)
 {
     unsigned int zero = 0;
-    OSSL_PARAM nopad[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &zero), OSSL_PARAM_END };
+    OSSL_PARAM params[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &zero),
+                            OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE,
+                                                   (char *)cts_names[c->cts_mode], 0),
+                            OSSL_PARAM_END };
     const EVP_CIPHER *cipher = NULL;
     const unsigned char *key = NULL;
-    size_t total = 0;
-    int i, ok = 1;
+    int ok = 1;
 
+    if (!is_cts(c))
+        params[1] = OSSL_PARAM_construct_end();
     if (c->sw == NULL && (c->sw = EVP_CIPHER_CTX_new()) == NULL)
         ok = 0;
     else if (!c->sw_keyed || c->sw_enc != c->enc) {
         cipher = c->prov->sw_cipher[c->idx];
         key = c->key;
     }
-    if (ok && (key != NULL || (!c->sw_iv && c->alg->ivlen))) {
-        ok = EVP_CipherInit_ex2(c->sw, cipher, key, c->alg->ivlen ? c->iv : NULL, c->enc, nopad);
+    if (ok && (key != NULL || !c->sw_iv)) {
+        ok = EVP_CipherInit_ex2(c->sw, cipher, key, c->alg->ivlen ? c->iv : NULL, c->enc, params);
         c->sw_keyed = ok;
         c->sw_enc = c->enc;
     }
     c->sw_iv = ok;
+    return ok;
+}
+
+static int sw_run(struct cipher_ctx *c, const struct seg *is, const struct seg *os, size_t off)
+{
+    size_t total = 0;
+    int i, ok = sw_ready(c);
+
     /* off: what the kernel already did; the input segments line up with the output ones. */
     for (i = 0; ok && i < 3; i++) {
         size_t skip = off < is[i].n ? off : is[i].n;
@@ -183,6 +217,37 @@ static int sw_run(struct cipher_ctx *c, const struct seg *is, const struct seg *
     return 1;
 }
 
+/* Whether this request goes to the kernel: 1 yes, 0 no, -1 it failed and software may not. */
+static int try_kernel(struct cipher_ctx *c, size_t total, int (*run)(struct cipher_ctx *, void *),
+                      void *arg)
+{
+    int err;
+
+    if (c->kernel_off || !ccree_use_kernel(c->prov, c->idx, total))
+        return 0;
+    if ((err = kernel_ready(c)) > 0) {
+        if (!sync_iv(c))
+            return -1;
+        if ((err = run(c, arg)) == 0)
+            return 1;
+        ccree_sock_close(&c->op); /* its state is unknown now */
+    }
+    c->kernel_off = 1;
+    return ccree_kernel_failed(c->prov, c->idx, err) ? 0 : -1;
+}
+
+struct request {
+    const struct seg *is, *os;
+    size_t total, done;
+};
+
+static int run_request(struct cipher_ctx *c, void *arg)
+{
+    struct request *r = arg;
+
+    return kernel_run(c, r->is, r->os, r->total, &r->done);
+}
+
 /*
  * Runs pre || in (whole blocks) into out and, for CTR when ks is given, one more keystream
  * block into ks: in the kernel when the policy says so, otherwise (or for what the kernel
@@ -191,29 +256,90 @@ static int sw_run(struct cipher_ctx *c, const struct seg *is, const struct seg *
 static int process(struct cipher_ctx *c, unsigned char *out, const unsigned char *pre, size_t prelen,
                    const unsigned char *in, size_t inlen, unsigned char *ks)
 {
-    static unsigned char zero[BLK];
+    static unsigned char zero[MAXBLK];
     const struct seg is[3] = { { (unsigned char *)pre, prelen },
                                { (unsigned char *)in, inlen },
-                               { zero, ks ? BLK : 0 } };
-    const struct seg os[2] = { { out, prelen + inlen }, { ks, ks ? BLK : 0 } };
-    size_t total = prelen + inlen + (ks ? BLK : 0), done = 0;
-    int err;
+                               { zero, ks ? c->bs : 0 } };
+    const struct seg os[2] = { { out, prelen + inlen }, { ks, ks ? c->bs : 0 } };
+    struct request r = { is, os, prelen + inlen + (ks ? c->bs : 0), 0 };
+    int k;
 
-    if (total == 0)
+    if (r.total == 0)
         return 1;
-    if (!c->kernel_off && ccree_use_kernel(c->prov, c->idx, total)) {
-        if ((err = kernel_ready(c)) > 0) {
-            if (!sync_iv(c))
-                return 0;
-            if ((err = kernel_run(c, is, os, total, &done)) == 0)
-                return 1;
-            ccree_sock_close(&c->op); /* its state is unknown now */
-        }
-        c->kernel_off = 1;
-        if (!ccree_kernel_failed(c->prov, c->idx, err))
-            return 0;
+    if ((k = try_kernel(c, r.total, run_request, &r)) != 0)
+        return k > 0;
+    return sw_run(c, is, os, r.done);
+}
+
+/*
+ * CBC-CTS in the kernel: cts(cbc(aes)) is CS3, ... || Cn || C(n-1)*. CS1, and CS2 on whole
+ * blocks, put C(n-1)* first: the last two pieces are swapped on their way in or out. The next
+ * IV is Cn, as in the default provider.
+ */
+struct unit {
+    unsigned char *out;
+    const unsigned char *in;
+    size_t len;
+};
+
+static int run_unit(struct cipher_ctx *c, void *arg)
+{
+    struct unit *u = arg;
+    size_t r = u->len % 16 ? u->len % 16 : 16, head = u->len > 16 ? u->len - r - 16 : 0;
+    int swap = is_cts(c) && u->len > 16 && (c->cts_mode == CS1 || (c->cts_mode == CS2 && r == 16));
+    struct iovec plain[3] = { { (void *)u->in, u->len } }, cs3[3] = { { u->out, u->len } };
+    struct iovec *in = c->enc ? plain : cs3, *out = c->enc ? cs3 : plain;
+    const unsigned char *cn;
+    unsigned char next[16];
+    int n = 1, err;
+
+    if (!c->enc) { /* the ciphertext is in and the plaintext out */
+        plain[0].iov_base = u->out;
+        cs3[0].iov_base = (void *)u->in;
     }
-    return sw_run(c, is, os, done);
+    if (swap) {
+        unsigned char *ct = cs3[0].iov_base;
+
+        cs3[0].iov_len = head;
+        cs3[1] = (struct iovec){ ct + head + r, 16 };
+        cs3[2] = (struct iovec){ ct + head, r };
+        n = 3;
+    }
+    cn = (const unsigned char *)cs3[0].iov_base + (swap ? head + r : head);
+    if (is_cts(c) && !c->enc)
+        memcpy(next, cn, 16); /* before an in-place request overwrites it */
+    err = afalg_cipher(c->op.fd, c->enc, c->iv, c->alg->ivlen, 0, in, c->enc ? 1 : n, u->len, out,
+                       c->enc ? n : 1, u->len);
+    if (err == 0 && is_cts(c))
+        memcpy(c->iv, c->enc ? cn : next, 16);
+    if (err == 0)
+        ccree_count(c->idx, 0, 1, u->len);
+    return err;
+}
+
+/* XTS and CBC-CTS: one update is one message, in one kernel request where it fits. */
+static int unit_update(struct cipher_ctx *c, unsigned char *out, const unsigned char *in, size_t inl)
+{
+    struct unit u = { out, in, inl };
+    int k;
+
+    if (c->updated) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_STATE, "%s takes one update per init", c->alg->kname);
+        return 0;
+    }
+    if (inl < 16 || inl > (c->alg->mode == EVP_CIPH_XTS_MODE ? XTS_UNIT_MAX : INT_MAX)) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", c->alg->kname, inl);
+        return 0;
+    }
+    c->updated = is_cts(c);
+    if (inl <= AFALG_MAX_REQUEST && (k = try_kernel(c, inl, run_unit, &u)) != 0)
+        return k > 0;
+    if (!sw_ready(c) || !EVP_CipherUpdate(c->sw, out, &k, in, (int)inl)) {
+        CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s in the default provider", c->alg->kname);
+        return 0;
+    }
+    ccree_count(c->idx, 1, 1, inl);
+    return 1;
 }
 
 static void *cipher_dupctx(void *vctx)
@@ -246,37 +372,53 @@ static void cipher_freectx(void *vctx)
 
 static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 
+static int set_key(struct cipher_ctx *c, const unsigned char *key, size_t keylen, int enc)
+{
+    size_t half = keylen / 2;
+
+    if (keylen != c->alg->keylen) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_KEY_LENGTH, "%zu bytes, %s takes %zu", keylen,
+                    c->alg->kname, c->alg->keylen);
+        return 0;
+    }
+    /* As the default provider: XTS encrypts only with two different key halves. */
+    if (c->alg->mode == EVP_CIPH_XTS_MODE && enc && CRYPTO_memcmp(key, key + half, half) == 0) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_KEY_LENGTH, "%s: the two halves of the key are equal",
+                    c->alg->kname);
+        return 0;
+    }
+    if (c->keyed && CRYPTO_memcmp(c->key, key, keylen) == 0)
+        return 1; /* the same key: the kernel socket and the software context stay */
+    memcpy(c->key, key, keylen);
+    c->keyed = 1;
+    c->sw_keyed = 0;
+    c->kernel_off = 0;
+    ccree_sock_close(&c->op);
+    return 1;
+}
+
 static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t keylen,
                        const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
 {
     if (!ccree_check_path(c->prov, c->idx) || !sync_iv(c))
         return 0;
-    if (key != NULL) {
-        if (keylen != c->alg->keylen) {
-            CCREE_RAISE(c->prov, CCREE_R_BAD_KEY_LENGTH, "%zu bytes, %s takes %zu", keylen,
-                        c->alg->kname, c->alg->keylen);
-            return 0;
-        }
-        memcpy(c->key, key, keylen);
-        c->keyed = 1;
-        c->sw_keyed = 0;
-        c->kernel_off = 0;
-        ccree_sock_close(&c->op);
-    }
+    if (key != NULL && !set_key(c, key, keylen, enc))
+        return 0;
     if (iv != NULL && c->alg->ivlen) {
         if (ivlen != c->alg->ivlen) {
             CCREE_RAISE(c->prov, CCREE_R_BAD_IV_LENGTH, "%zu bytes, %s takes %zu", ivlen,
                         c->alg->kname, c->alg->ivlen);
             return 0;
         }
-        memcpy(c->oiv, iv, BLK);
-        memcpy(c->iv, iv, BLK);
+        memcpy(c->oiv, iv, ivlen);
+        memcpy(c->iv, iv, ivlen);
     } else if (c->alg->mode == EVP_CIPH_CBC_MODE) {
-        memcpy(c->iv, c->oiv, BLK); /* as the default provider: CBC restarts from its IV */
+        memcpy(c->iv, c->oiv, c->alg->ivlen); /* as the default provider: CBC restarts from its IV */
     }
     c->enc = enc;
     c->bufsz = 0;
     c->num = 0;
+    c->updated = 0;
     return cipher_set_ctx_params(c, params);
 }
 
@@ -339,17 +481,17 @@ static int room(struct cipher_ctx *c, const unsigned char *out, size_t need, siz
 /* CTR: the rest of the current keystream block, then whole blocks, then a partial one. */
 static int ctr_update(struct cipher_ctx *c, unsigned char *out, const unsigned char *in, size_t inl)
 {
-    size_t i, head = 0, whole, tail;
+    size_t i, head = 0, whole, tail, bs = c->bs;
 
-    for (; c->num != 0 && head < inl; head++, c->num = (c->num + 1) % BLK)
+    for (; c->num != 0 && head < inl; head++, c->num = (c->num + 1) % bs)
         out[head] = in[head] ^ c->ks[c->num];
-    whole = (inl - head) & ~(size_t)(BLK - 1);
+    whole = (inl - head) / bs * bs;
     tail = inl - head - whole;
     if (!process(c, out + head, NULL, 0, in + head, whole, tail ? c->ks : NULL))
         return 0;
     for (i = 0; i < tail; i++)
         out[head + whole + i] = in[head + whole + i] ^ c->ks[i];
-    c->num = (c->num + tail) % BLK;
+    c->num = (c->num + tail) % bs;
     return 1;
 }
 
@@ -357,20 +499,20 @@ static int ctr_update(struct cipher_ctx *c, unsigned char *out, const unsigned c
 static int block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
                         const unsigned char *in, size_t inl)
 {
-    size_t take = 0, pre = 0, next;
+    size_t take = 0, pre = 0, next, bs = c->bs;
 
     if (c->bufsz != 0 && inl > 0) {
-        take = BLK - c->bufsz < inl ? BLK - c->bufsz : inl;
+        take = bs - c->bufsz < inl ? bs - c->bufsz : inl;
         memcpy(c->buf + c->bufsz, in, take);
         c->bufsz += take;
         in += take;
         inl -= take;
     }
-    next = inl & ~(size_t)(BLK - 1);
-    if (c->bufsz == BLK && (c->enc || inl > 0 || !c->pad))
-        pre = BLK;
+    next = inl / bs * bs;
+    if (c->bufsz == bs && (c->enc || inl > 0 || !c->pad))
+        pre = bs;
     if (next > 0 && !c->enc && c->pad && next == inl)
-        next -= BLK;
+        next -= bs;
     if (!room(c, out, pre + next, outsize) || !process(c, out, c->buf, pre, in, next, NULL))
         return 0;
     if (pre)
@@ -389,13 +531,18 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
     struct cipher_ctx *c = vctx;
 
     *outl = 0;
-    if (inl == 0 && c->bufsz == 0) /* a held-back block goes out once padding is off */
+    if (is_cts(c) && out == NULL) { /* as the default provider: the length it would write */
+        *outl = inl;
+        return 1;
+    }
+    if (!whole_messages(c) && inl == 0 && c->bufsz == 0) /* a held-back block goes out once padding is off */
         return 1;
     if (!usable(c, in, inl) || !apart(c, out, c->bufsz, in, inl))
         return 0;
-    if (c->alg->mode != EVP_CIPH_CTR_MODE)
+    if (c->alg->mode == EVP_CIPH_ECB_MODE || (c->alg->mode == EVP_CIPH_CBC_MODE && !is_cts(c)))
         return block_update(c, out, outl, outsize, in, inl);
-    if (!room(c, out, inl, outsize) || !ctr_update(c, out, in, inl))
+    if (!room(c, out, inl, outsize)
+        || !(whole_messages(c) ? unit_update(c, out, in, inl) : ctr_update(c, out, in, inl)))
         return 0;
     *outl = inl;
     return 1;
@@ -404,47 +551,47 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
 static int cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
     struct cipher_ctx *c = vctx;
-    unsigned char block[BLK];
-    unsigned int pad, bad, i;
+    unsigned char block[MAXBLK];
+    unsigned int pad, bad, i, bs = (unsigned int)c->bs;
 
     *outl = 0;
     if (!usable(c, NULL, 0))
         return 0;
-    if (c->alg->mode == EVP_CIPH_CTR_MODE || (!c->pad && c->bufsz == 0))
+    if (c->alg->blocksize == 1 || is_cts(c) || (!c->pad && c->bufsz == 0))
         return 1;
     if (c->enc && c->pad) {
-        memset(c->buf + c->bufsz, (int)(BLK - c->bufsz), BLK - c->bufsz);
-        if (!room(c, out, BLK, outsize) || !process(c, out, c->buf, BLK, NULL, 0, NULL))
+        memset(c->buf + c->bufsz, (int)(bs - c->bufsz), bs - c->bufsz);
+        if (!room(c, out, bs, outsize) || !process(c, out, c->buf, bs, NULL, 0, NULL))
             return 0;
         c->bufsz = 0;
-        *outl = BLK;
+        *outl = bs;
         return 1;
     }
-    if (c->bufsz != BLK) {
+    if (c->bufsz != bs) {
         CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes left over", c->alg->kname, c->bufsz);
         return 0;
     }
-    if (!process(c, block, c->buf, BLK, NULL, 0, NULL))
+    if (!process(c, block, c->buf, bs, NULL, 0, NULL))
         return 0;
     c->bufsz = 0;
     /* Padding checked in constant time; with padding off the held-back block goes out whole. */
-    pad = c->pad ? block[BLK - 1] : 0;
-    bad = c->pad ? (unsigned int)((pad - 1) >> 8) | (unsigned int)((BLK - pad) >> 8) : 0;
-    for (i = 0; i < BLK; i++) {
-        unsigned int in_pad = (BLK - 1 - i - pad) >> 8; /* low 24 bits set iff i >= BLK - pad */
+    pad = c->pad ? block[bs - 1] : 0;
+    bad = c->pad ? (unsigned int)((pad - 1) >> 8) | (unsigned int)((bs - pad) >> 8) : 0;
+    for (i = 0; i < bs; i++) {
+        unsigned int in_pad = (bs - 1 - i - pad) >> 8; /* low 24 bits set iff i >= bs - pad */
 
         bad |= in_pad & (block[i] ^ pad);
     }
     if (bad != 0) {
-        OPENSSL_cleanse(block, BLK);
+        OPENSSL_cleanse(block, bs);
         CCREE_RAISE(c->prov, CCREE_R_BAD_DECRYPT, "%s", c->alg->kname);
         return 0;
     }
-    if (!room(c, out, BLK - pad, outsize))
+    if (!room(c, out, bs - pad, outsize))
         return 0;
-    memcpy(out, block, BLK - pad);
-    OPENSSL_cleanse(block, BLK);
-    *outl = BLK - pad;
+    memcpy(out, block, bs - pad);
+    OPENSSL_cleanse(block, bs);
+    *outl = bs - pad;
     return 1;
 }
 
@@ -457,14 +604,15 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
     *outl = 0;
     if (!usable(c, in, inl) || !apart(c, out, 0, in, inl))
         return 0;
-    if (c->alg->mode != EVP_CIPH_CTR_MODE && inl % BLK != 0) {
+    if (c->alg->blocksize > 1 && !is_cts(c) && inl % c->bs != 0) {
         CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes is not whole blocks",
                     c->alg->kname, inl);
         return 0;
     }
     if (!room(c, out, inl, outsize)
-        || !(c->alg->mode == EVP_CIPH_CTR_MODE ? ctr_update(c, out, in, inl)
-                                                : process(c, out, NULL, 0, in, inl, NULL)))
+        || !(whole_messages(c) ? unit_update(c, out, in, inl)
+             : c->alg->mode == EVP_CIPH_CTR_MODE ? ctr_update(c, out, in, inl)
+                                                 : process(c, out, NULL, 0, in, inl, NULL)))
         return 0;
     *outl = inl;
     return 1;
@@ -472,16 +620,23 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 
 int ccree_cipher_get_params(OSSL_PARAM params[], size_t idx)
 {
-    static const char *const flags[] = { OSSL_CIPHER_PARAM_AEAD, OSSL_CIPHER_PARAM_CUSTOM_IV,
-                                         OSSL_CIPHER_PARAM_CTS, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK,
-                                         OSSL_CIPHER_PARAM_HAS_RAND_KEY };
+    static const struct {
+        const char *key;
+        unsigned long flag;
+    } flags[] = {
+        { OSSL_CIPHER_PARAM_AEAD, EVP_CIPH_FLAG_AEAD_CIPHER },
+        { OSSL_CIPHER_PARAM_CUSTOM_IV, EVP_CIPH_CUSTOM_IV },
+        { OSSL_CIPHER_PARAM_CTS, EVP_CIPH_FLAG_CTS },
+        { OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, EVP_CIPH_FLAG_TLS1_1_MULTIBLOCK },
+        { OSSL_CIPHER_PARAM_HAS_RAND_KEY, EVP_CIPH_RAND_KEY },
+    };
     const struct ccree_alg *a = &ccree_algs[idx];
     OSSL_PARAM *p;
     size_t i;
 
-    for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) /* the first two: AEAD ones have them */
-        if ((p = OSSL_PARAM_locate(params, flags[i])) != NULL
-            && !OSSL_PARAM_set_int(p, i < 2 && a->kind == CCREE_AEAD))
+    for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+        if ((p = OSSL_PARAM_locate(params, flags[i].key)) != NULL
+            && !OSSL_PARAM_set_int(p, (a->flags & flags[i].flag) != 0))
             return 0;
     return ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) == NULL
             || OSSL_PARAM_set_uint(p, (unsigned int)a->mode))
@@ -517,6 +672,22 @@ static int set_iv_param(OSSL_PARAM *p, const unsigned char *iv, size_t len)
     return p == NULL || OSSL_PARAM_set_octet_ptr(p, iv, len) || OSSL_PARAM_set_octet_string(p, iv, len);
 }
 
+/* A random key with DES's rules (odd parity, not weak), from the default or legacy provider. */
+static int rand_key(struct cipher_ctx *c, OSSL_PARAM *p)
+{
+    OSSL_PARAM q[] = { *p, OSSL_PARAM_END };
+
+    if (c->sw == NULL && (c->sw = EVP_CIPHER_CTX_new()) == NULL)
+        return 0;
+    if (!c->sw_keyed && !EVP_CipherInit_ex2(c->sw, c->prov->sw_cipher[c->idx], NULL, NULL, c->enc,
+                                            NULL))
+        return 0;
+    if (!EVP_CIPHER_CTX_get_params(c->sw, q))
+        return 0;
+    p->return_size = q[0].return_size;
+    return 1;
+}
+
 static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     struct cipher_ctx *c = vctx;
@@ -532,6 +703,10 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
             && !OSSL_PARAM_set_uint(p, (unsigned int)c->pad))
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL
             && !OSSL_PARAM_set_uint(p, c->num))
+        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS_MODE)) != NULL
+            && (!is_cts(c) || !OSSL_PARAM_set_utf8_string(p, cts_names[c->cts_mode])))
+        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_RANDOM_KEY)) != NULL
+            && (!(c->alg->flags & EVP_CIPH_RAND_KEY) || !rand_key(c, p)))
         || !set_iv_param(OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV), c->oiv, c->alg->ivlen)
         || !set_iv_param(OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV), c->iv,
                          c->alg->ivlen)) {
@@ -539,6 +714,21 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
         return 0;
     }
     return 1;
+}
+
+static int set_cts_mode(struct cipher_ctx *c, const OSSL_PARAM *p)
+{
+    const char *name = NULL;
+    int i;
+
+    if (OSSL_PARAM_get_utf8_string_ptr(p, &name))
+        for (i = CS1; i <= CS3; i++)
+            if (OPENSSL_strcasecmp(name, cts_names[i]) == 0) {
+                c->cts_mode = i;
+                return sync_iv(c); /* the software context takes the mode at its next start */
+            }
+    CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "cts_mode");
+    return 0;
 }
 
 static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
@@ -557,12 +747,15 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         c->pad = v != 0;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
-        if (!OSSL_PARAM_get_uint(p, &v) || v >= BLK) {
+        if (!OSSL_PARAM_get_uint(p, &v) || v >= c->bs) {
             CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "num");
             return 0;
         }
         c->num = c->alg->mode == EVP_CIPH_CTR_MODE ? v : 0;
     }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_CTS_MODE)) != NULL && is_cts(c)
+        && !set_cts_mode(c, p))
+        return 0;
     /* Without TLS record processing (padding and MAC removal) libssl must not use us for it. */
     if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL) {
         CCREE_RAISE(c->prov, CCREE_R_UNSUPPORTED, "TLS record mode of %s", c->alg->kname);
@@ -580,6 +773,8 @@ static const OSSL_PARAM *cipher_gettable_ctx_params(void *cctx, void *provctx)
         OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
         OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
         OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+        OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE, NULL, 0),
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_RANDOM_KEY, NULL, 0),
         OSSL_PARAM_END,
     };
 
@@ -593,6 +788,7 @@ static const OSSL_PARAM *cipher_settable_ctx_params(void *cctx, void *provctx)
     static const OSSL_PARAM params[] = {
         OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
         OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+        OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE, NULL, 0),
         OSSL_PARAM_END,
     };
 
@@ -610,6 +806,7 @@ void *ccree_cipher_newctx(struct ccree_prov *p, size_t idx)
     c->prov = p;
     c->idx = idx;
     c->alg = &ccree_algs[idx];
+    c->bs = c->alg->blocksize > 1 ? c->alg->blocksize : c->alg->ivlen;
     c->pad = 1;
     ccree_sock_init(&c->op);
     return c;

@@ -6,6 +6,7 @@
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
@@ -75,20 +76,21 @@ int ccree_kernel_failed(const struct ccree_prov *p, size_t idx, int err)
 /* Per-index entry points: OpenSSL's newctx and get_params carry no algorithm. */
 static void *newctx(void *provctx, size_t idx)
 {
-    switch (ccree_algs[idx].kind) {
-    case CCREE_HASH:
+    switch (ccree_op(idx)) {
+    case CCREE_OP_DIGEST:
         return ccree_digest_newctx(provctx, idx);
-    case CCREE_AEAD:
-        return ccree_aead_newctx(provctx, idx);
+    case CCREE_OP_MAC:
+        return ccree_mac_newctx(provctx, idx);
     default:
-        return ccree_cipher_newctx(provctx, idx);
+        return ccree_algs[idx].kind == CCREE_AEAD ? ccree_aead_newctx(provctx, idx)
+                                                  : ccree_cipher_newctx(provctx, idx);
     }
 }
 
 static int get_params(OSSL_PARAM params[], size_t idx)
 {
-    return ccree_algs[idx].kind == CCREE_HASH ? ccree_digest_get_params(params, idx)
-                                              : ccree_cipher_get_params(params, idx);
+    return ccree_op(idx) == CCREE_OP_DIGEST ? ccree_digest_get_params(params, idx)
+                                            : ccree_cipher_get_params(params, idx);
 }
 
 #define ENTRY(i)                                                                                   \
@@ -96,46 +98,85 @@ static int get_params(OSSL_PARAM params[], size_t idx)
     static int get_params_##i(OSSL_PARAM params[]) { return get_params(params, i); }
 ENTRY(0) ENTRY(1) ENTRY(2) ENTRY(3) ENTRY(4) ENTRY(5) ENTRY(6) ENTRY(7) ENTRY(8) ENTRY(9)
 ENTRY(10) ENTRY(11) ENTRY(12) ENTRY(13) ENTRY(14) ENTRY(15) ENTRY(16) ENTRY(17) ENTRY(18) ENTRY(19)
+ENTRY(20) ENTRY(21) ENTRY(22) ENTRY(23) ENTRY(24) ENTRY(25) ENTRY(26) ENTRY(27) ENTRY(28) ENTRY(29)
+ENTRY(30) ENTRY(31) ENTRY(32) ENTRY(33) ENTRY(34) ENTRY(35) ENTRY(36) ENTRY(37) ENTRY(38) ENTRY(39)
+ENTRY(40) ENTRY(41) ENTRY(42)
 #define E(i) { newctx_##i, get_params_##i }
 static const struct {
     void *(*newctx)(void *);
     int (*get_params)(OSSL_PARAM *);
 } entries[] = { E(0),  E(1),  E(2),  E(3),  E(4),  E(5),  E(6),  E(7),  E(8),  E(9),
-                E(10), E(11), E(12), E(13), E(14), E(15), E(16), E(17), E(18), E(19) };
+                E(10), E(11), E(12), E(13), E(14), E(15), E(16), E(17), E(18), E(19),
+                E(20), E(21), E(22), E(23), E(24), E(25), E(26), E(27), E(28), E(29),
+                E(30), E(31), E(32), E(33), E(34), E(35), E(36), E(37), E(38), E(39),
+                E(40), E(41), E(42) };
 _Static_assert(sizeof(entries) / sizeof(entries[0]) == CCREE_NALGS, "one entry per algorithm");
 
 #define MAX_FUNCTIONS 24
 static OSSL_DISPATCH dispatch[CCREE_NALGS][MAX_FUNCTIONS];
-static OSSL_ALGORITHM cipher_list[CCREE_NALGS + 1], digest_list[CCREE_NALGS + 1];
 
-/* Each algorithm's dispatch table: its kind's functions plus its own two entry points. */
-static void build_lists(void)
+/* Each algorithm's dispatch table: its operation's functions plus its own entry points. */
+static void build_dispatch(void)
 {
-    size_t i, n, c = 0, d = 0;
+    static const int newctx_id[] = { OSSL_FUNC_CIPHER_NEWCTX, OSSL_FUNC_DIGEST_NEWCTX,
+                                     OSSL_FUNC_MAC_NEWCTX };
+    static const int get_params_id[] = { OSSL_FUNC_CIPHER_GET_PARAMS, OSSL_FUNC_DIGEST_GET_PARAMS,
+                                         0 }; /* a MAC has no algorithm params */
+    const OSSL_DISPATCH *ops[] = { ccree_cipher_functions, ccree_digest_functions,
+                                   ccree_mac_functions };
+    size_t i, n;
 
     for (i = 0; i < CCREE_NALGS; i++) {
-        int hash = ccree_algs[i].kind == CCREE_HASH;
-        const OSSL_DISPATCH *f = hash ? ccree_digest_functions
-                                 : ccree_algs[i].kind == CCREE_AEAD ? ccree_aead_functions
-                                                                    : ccree_cipher_functions;
+        enum ccree_op op = ccree_op(i);
+        const OSSL_DISPATCH *f = ccree_algs[i].kind == CCREE_AEAD ? ccree_aead_functions : ops[op];
 
         for (n = 0; f[n].function_id != 0; n++)
             dispatch[i][n] = f[n];
-        dispatch[i][n++] = (OSSL_DISPATCH){ hash ? OSSL_FUNC_DIGEST_NEWCTX : OSSL_FUNC_CIPHER_NEWCTX,
-                                            (void (*)(void))entries[i].newctx };
-        dispatch[i][n++] = (OSSL_DISPATCH){ hash ? OSSL_FUNC_DIGEST_GET_PARAMS
-                                                 : OSSL_FUNC_CIPHER_GET_PARAMS,
-                                            (void (*)(void))entries[i].get_params };
-        *(hash ? &digest_list[d++] : &cipher_list[c++]) =
-            (OSSL_ALGORITHM){ ccree_algs[i].names, "provider=ccree", dispatch[i], NULL };
+        for (f = strcmp(ccree_algs[i].names, "CMAC") == 0 ? ccree_cmac_settings : ccree_hmac_settings;
+             op == CCREE_OP_MAC && f->function_id != 0; f++)
+            dispatch[i][n++] = *f;
+        dispatch[i][n++] = (OSSL_DISPATCH){ newctx_id[op], (void (*)(void))entries[i].newctx };
+        if (get_params_id[op] != 0)
+            dispatch[i][n++] = (OSSL_DISPATCH){ get_params_id[op],
+                                                (void (*)(void))entries[i].get_params };
+    }
+}
+
+/*
+ * What this provider offers: every algorithm with a software implementation (the kernel may
+ * refuse any request); a MAC once, through its first row.
+ */
+static void build_lists(struct ccree_prov *p)
+{
+    size_t i, j, n[3] = { 0 };
+
+    for (i = 0; i < CCREE_NALGS; i++) {
+        enum ccree_op op = ccree_op(i);
+
+        for (j = 0; op == CCREE_OP_MAC && j < i && strcmp(ccree_algs[j].names, ccree_algs[i].names);
+             j++)
+            ;
+        if (op == CCREE_OP_MAC ? j < i : p->sw_props[i] == NULL)
+            continue;
+        p->lists[op][n[op]++] = (OSSL_ALGORITHM){ ccree_algs[i].names, "provider=ccree",
+                                                  dispatch[i], NULL };
     }
 }
 
 static const OSSL_ALGORITHM *query(void *provctx, int id, int *no_cache)
 {
-    (void)provctx;
+    struct ccree_prov *p = provctx;
+
     *no_cache = 0;
-    return id == OSSL_OP_CIPHER ? cipher_list : id == OSSL_OP_DIGEST ? digest_list : NULL;
+    switch (id) {
+    case OSSL_OP_CIPHER:
+        return p->lists[CCREE_OP_CIPHER];
+    case OSSL_OP_DIGEST:
+        return p->lists[CCREE_OP_DIGEST];
+    case OSSL_OP_MAC:
+        return p->lists[CCREE_OP_MAC];
+    }
+    return NULL;
 }
 
 /* One line per algorithm, tab-separated; the diagnostic tool and the tests read it. */
@@ -147,9 +188,9 @@ static char *report(const struct ccree_prov *p)
     for (i = 0; s != NULL && i < CCREE_NALGS; i++) {
         const struct ccree_path *pa = &p->path[i];
         const struct ccree_stats *st = &ccree_stats[i];
-        int n = snprintf(s + len, cap - len, "%.*s\t%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t%llu\n",
-                         (int)strcspn(ccree_algs[i].names, ":"), ccree_algs[i].names,
-                         ccree_algs[i].kname, pa->offload ? "offload" : "software",
+        char name[CCREE_NAME_MAX];
+        int n = snprintf(s + len, cap - len, "%s\t%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t%llu\n",
+                         ccree_name(i, name), ccree_algs[i].kname, pa->offload ? "offload" : "software",
                          pa->driver[0] ? pa->driver : "-", pa->offload ? "-" : pa->reason,
                          (unsigned long long)st->ops[0], (unsigned long long)st->bytes[0],
                          (unsigned long long)st->ops[1], (unsigned long long)st->bytes[1]);
@@ -235,7 +276,9 @@ static void teardown(void *provctx)
     for (i = 0; i < CCREE_NALGS; i++) {
         EVP_CIPHER_free(p->sw_cipher[i]);
         EVP_MD_free(p->sw_md[i]);
+        EVP_MAC_free(p->sw_mac[i]);
     }
+    OSSL_PROVIDER_unload(p->legacy);
     OSSL_PROVIDER_unload(p->deflt);
     OSSL_LIB_CTX_free(p->libctx);
     OPENSSL_free(p);
@@ -250,7 +293,30 @@ static const OSSL_DISPATCH provider_functions[] = {
     { 0, NULL },
 };
 
-/* The default provider's implementations, in a child library context, for software. */
+const char *ccree_software(struct ccree_prov *p, int op, const char *name)
+{
+    static const char *const props[] = { "provider=default", "provider=legacy" };
+    size_t i;
+
+    for (i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
+        void *impl;
+
+        ERR_set_mark();
+        if (op == CCREE_OP_CIPHER)
+            EVP_CIPHER_free(impl = EVP_CIPHER_fetch(p->libctx, name, props[i]));
+        else
+            EVP_MD_free(impl = EVP_MD_fetch(p->libctx, name, props[i]));
+        ERR_pop_to_mark();
+        if (impl != NULL)
+            return props[i];
+    }
+    return NULL;
+}
+
+/*
+ * The software implementations, in a child library context: the default provider's, and the
+ * legacy provider's for single DES. An algorithm without one is not offered.
+ */
 static int load_software(struct ccree_prov *p, const OSSL_DISPATCH *in)
 {
     size_t i;
@@ -258,15 +324,32 @@ static int load_software(struct ccree_prov *p, const OSSL_DISPATCH *in)
     if ((p->libctx = OSSL_LIB_CTX_new_child(p->handle, in)) == NULL
         || (p->deflt = OSSL_PROVIDER_load(p->libctx, "default")) == NULL)
         return 0;
+    ERR_set_mark();
+    p->legacy = OSSL_PROVIDER_load(p->libctx, "legacy");
+    ERR_pop_to_mark();
     for (i = 0; i < CCREE_NALGS; i++) {
-        char name[64];
+        const struct ccree_alg *a = &ccree_algs[i];
+        enum ccree_op op = ccree_op(i);
+        char name[CCREE_NAME_MAX];
 
-        snprintf(name, sizeof(name), "%.*s", (int)strcspn(ccree_algs[i].names, ":"),
-                 ccree_algs[i].names);
-        if (ccree_algs[i].kind == CCREE_HASH
-                ? (p->sw_md[i] = EVP_MD_fetch(p->libctx, name, "provider=default")) == NULL
-                : (p->sw_cipher[i] = EVP_CIPHER_fetch(p->libctx, name, "provider=default")) == NULL)
+        if (op == CCREE_OP_MAC) {
+            p->sw_props[i] = ccree_software(p, strcmp(a->names, "CMAC") == 0 ? CCREE_OP_CIPHER
+                                                                          : CCREE_OP_DIGEST,
+                                          a->under);
+            if ((p->sw_mac[i] = EVP_MAC_fetch(p->libctx, a->names, "provider=default")) == NULL)
+                return 0;
+            continue;
+        }
+        ccree_name(i, name);
+        if ((p->sw_props[i] = ccree_software(p, op, name)) == NULL) {
+            p->path[i].offload = 0;
+            snprintf(p->path[i].reason, sizeof(p->path[i].reason),
+                     "not offered: no software implementation (default or legacy provider)");
+        } else if (op == CCREE_OP_CIPHER
+                       ? (p->sw_cipher[i] = EVP_CIPHER_fetch(p->libctx, name, p->sw_props[i])) == NULL
+                       : (p->sw_md[i] = EVP_MD_fetch(p->libctx, name, p->sw_props[i])) == NULL) {
             return 0;
+        }
     }
     return 1;
 }
@@ -301,13 +384,15 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
         teardown(p);
         return 0;
     }
-    if (!CRYPTO_THREAD_run_once(&once, build_lists) || !ccree_fork_setup() || !load_software(p, in)) {
+    ccree_discover(&p->drivers, p->path);
+    if (!CRYPTO_THREAD_run_once(&once, build_dispatch) || !ccree_fork_setup()
+        || !load_software(p, in)) {
         CCREE_RAISE(p, CCREE_R_SOFTWARE, "cannot set up the default provider or fork handling");
         teardown(p);
         return 0;
     }
-    ccree_discover(&p->drivers, p->path);
     ccree_selftest(p);
+    build_lists(p);
     *out = provider_functions;
     *provctx = p;
     return 1;

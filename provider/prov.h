@@ -21,9 +21,13 @@ struct ccree_prov {
     struct ccree_drivers drivers;
     size_t offload_min;
     int fallback;
+    OSSL_PROVIDER *legacy; /* single DES; NULL where it is not installed */
     struct ccree_path path[CCREE_NALGS];
+    const char *sw_props[CCREE_NALGS]; /* where software has it (a MAC: its digest or cipher) */
     EVP_CIPHER *sw_cipher[CCREE_NALGS];
     EVP_MD *sw_md[CCREE_NALGS];
+    EVP_MAC *sw_mac[CCREE_NALGS];
+    OSSL_ALGORITHM lists[3][CCREE_NALGS + 1]; /* offered, by enum ccree_op */
 };
 
 enum {
@@ -56,6 +60,9 @@ int ccree_read_config(const OSSL_CORE_HANDLE *h, OSSL_FUNC_core_get_params_fn *g
 /* Known answers through the kernel before trust: a driver that fails is not offloaded. */
 void ccree_selftest(struct ccree_prov *p);
 
+/* The property query under which software has this cipher (op) or digest, or NULL. */
+const char *ccree_software(struct ccree_prov *p, int op, const char *name);
+
 /* 1 when a request of len bytes goes to the kernel, 0 when to the default provider. */
 int ccree_use_kernel(const struct ccree_prov *p, size_t idx, size_t len);
 /* At init: fails with an error when the algorithm has no kernel path and fallback = no. */
@@ -76,5 +83,8 @@ int ccree_aead_answer(struct ccree_prov *p, size_t idx, int kernel, const unsign
 extern const OSSL_DISPATCH ccree_digest_functions[];
 void *ccree_digest_newctx(struct ccree_prov *p, size_t idx);
 int ccree_digest_get_params(OSSL_PARAM params[], size_t idx);
+extern const OSSL_DISPATCH ccree_mac_functions[];
+extern const OSSL_DISPATCH ccree_hmac_settings[], ccree_cmac_settings[];
+void *ccree_mac_newctx(struct ccree_prov *p, size_t idx);
 
 #endif

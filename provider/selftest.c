@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
 
 #include "prov.h"
@@ -14,6 +15,12 @@
 
 /* AEAD: the message is AAD (AEAD_AAD bytes) and data; the answer, ciphertext || 16-byte tag. */
 #define AEAD_AAD 16
+
+/* The key length a test uses: HMAC takes any. */
+static size_t key_length(const struct ccree_alg *a)
+{
+    return a->keylen ? a->keylen : 32;
+}
 
 static int kernel_answer(struct ccree_prov *p, size_t idx, const unsigned char *key,
                          const unsigned char *iv, const unsigned char *msg, unsigned char *out,
@@ -26,7 +33,8 @@ static int kernel_answer(struct ccree_prov *p, size_t idx, const unsigned char *
     if (a->kind == CCREE_AEAD)
         return ccree_aead_answer(p, idx, 1, key, iv, msg, AEAD_AAD, msg + AEAD_AAD,
                                  MSG - AEAD_AAD, out);
-    fd = afalg_open(a->kind, p->path[idx].driver, a->keylen ? key : NULL, a->keylen, 0);
+    fd = afalg_open(a->kind, p->path[idx].driver, ccree_op(idx) != CCREE_OP_DIGEST ? key : NULL,
+                    key_length(a), 0);
     if (fd < 0)
         return fd;
     if (a->kind != CCREE_HASH)
@@ -37,28 +45,51 @@ static int kernel_answer(struct ccree_prov *p, size_t idx, const unsigned char *
     return err;
 }
 
+/* The same request in the default provider; CBC-CTS as the kernel's, CS3. */
 static int software_answer(struct ccree_prov *p, size_t idx, const unsigned char *key,
                            const unsigned char *iv, const unsigned char *msg, unsigned char *out)
 {
+    const struct ccree_alg *a = &ccree_algs[idx];
+    unsigned int zero = 0;
+    OSSL_PARAM params[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &zero),
+                            OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE, "CS3", 0),
+                            OSSL_PARAM_END };
     EVP_CIPHER_CTX *c;
+    EVP_MAC_CTX *m;
     unsigned int n;
+    size_t len;
     int ok, l;
 
-    if (ccree_algs[idx].kind == CCREE_AEAD)
+    if (a->kind == CCREE_AEAD)
         return ccree_aead_answer(p, idx, 0, key, iv, msg, AEAD_AAD, msg + AEAD_AAD,
                                  MSG - AEAD_AAD, out) == 0;
-    if (ccree_algs[idx].kind == CCREE_HASH)
+    if (ccree_op(idx) == CCREE_OP_DIGEST)
         return EVP_Digest(msg, MSG, out, &n, p->sw_md[idx], NULL);
+    if (ccree_op(idx) == CCREE_OP_MAC) {
+        params[0] = OSSL_PARAM_construct_utf8_string(strcmp(a->names, "CMAC") == 0
+                                                         ? OSSL_MAC_PARAM_CIPHER
+                                                         : OSSL_MAC_PARAM_DIGEST,
+                                                     (char *)a->under, 0);
+        params[1] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_PROPERTIES,
+                                                     (char *)p->sw_props[idx], 0);
+        m = EVP_MAC_CTX_new(p->sw_mac[idx]);
+        ok = m != NULL && EVP_MAC_init(m, key, key_length(a), params)
+             && EVP_MAC_update(m, msg, MSG) && EVP_MAC_final(m, out, &len, a->mdsize);
+        EVP_MAC_CTX_free(m);
+        return ok;
+    }
+    if (!(a->flags & EVP_CIPH_FLAG_CTS))
+        params[1] = OSSL_PARAM_construct_end();
     c = EVP_CIPHER_CTX_new();
-    ok = c != NULL && EVP_EncryptInit_ex2(c, p->sw_cipher[idx], key, iv, NULL)
-         && EVP_CIPHER_CTX_set_padding(c, 0) && EVP_EncryptUpdate(c, out, &l, msg, MSG);
+    ok = c != NULL && EVP_EncryptInit_ex2(c, p->sw_cipher[idx], key, iv, params)
+         && EVP_EncryptUpdate(c, out, &l, msg, MSG);
     EVP_CIPHER_CTX_free(c);
     return ok;
 }
 
 void ccree_selftest(struct ccree_prov *p)
 {
-    unsigned char key[32], iv[16], msg[MSG], want[MSG + 16], got[MSG + 16];
+    unsigned char key[64], iv[16], msg[MSG], want[MSG + 16], got[MSG + 16];
     size_t i, len;
     int err;
 

@@ -6,17 +6,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The kernel's socket types. */
 enum ccree_kind { CCREE_SKCIPHER, CCREE_HASH, CCREE_AEAD, CCREE_NKINDS };
 
+/* OpenSSL's operations: a hash row is a digest, or a MAC when it names what it runs on. */
+enum ccree_op { CCREE_OP_CIPHER, CCREE_OP_DIGEST, CCREE_OP_MAC };
+
 struct ccree_alg {
-    const char *names;  /* OpenSSL's names (providers/implementations/include/prov/names.h) */
-    const char *kname;  /* kernel crypto API name */
+    const char *names;   /* OpenSSL's names (providers/implementations/include/prov/names.h) */
+    const char *under;   /* a MAC: the digest or cipher it runs on, as OpenSSL names it */
+    const char *kname;   /* kernel crypto API name */
     enum ccree_kind kind;
-    int mode;           /* EVP_CIPH_*_MODE; 0 for digests */
-    size_t keylen;      /* 0 for digests */
-    size_t ivlen;       /* AEAD: the default; GCM and CCM take others */
-    size_t blocksize;   /* as OpenSSL reports it: 1 for CTR */
-    size_t mdsize;      /* digests only */
+    int mode;            /* EVP_CIPH_*_MODE; 0 for digests and MACs */
+    unsigned long flags; /* the EVP_CIPH_* or EVP_MD_FLAG_* flags OpenSSL reports */
+    size_t keylen;       /* 0 for digests and HMAC (any length) */
+    size_t ivlen;        /* AEAD: the default; GCM and CCM take others */
+    size_t blocksize;    /* as OpenSSL reports it: 1 for CTR and XTS */
+    size_t mdsize;       /* digests and MACs */
 };
 
 /* Process-wide counters of one algorithm, indexed [0] kernel, [1] software. */
@@ -25,11 +31,15 @@ struct ccree_stats {
     _Atomic uint64_t bytes[2];
 };
 
-#define CCREE_NALGS 20
+#define CCREE_NALGS 43
+#define CCREE_NAME_MAX 32 /* the longest name below, "CMAC-AES-128-CBC" ..., fits */
 
 extern const struct ccree_alg ccree_algs[CCREE_NALGS];
 extern struct ccree_stats ccree_stats[CCREE_NALGS];
 
+enum ccree_op ccree_op(size_t idx);
+/* The name reports use: OpenSSL's first name, or for a MAC "HMAC-SHA2-256". */
+const char *ccree_name(size_t idx, char buf[CCREE_NAME_MAX]);
 void ccree_count(size_t idx, int software, size_t ops, size_t bytes);
 
 #endif

@@ -156,6 +156,18 @@ static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, str
     free(c);
 }
 
+/* The first row with the same kernel algorithm as row i: it is discovered once. */
+static size_t same_as_earlier(size_t i)
+{
+    size_t j;
+
+    for (j = 0; j < i; j++)
+        if (ccree_algs[j].kind == ccree_algs[i].kind
+            && strcmp(ccree_algs[j].kname, ccree_algs[i].kname) == 0)
+            break;
+    return j;
+}
+
 void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths)
 {
     int bound[CCREE_NKINDS] = { 0 }, restrict_lvl = restrict_level(), fd;
@@ -174,6 +186,8 @@ void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths)
     }
     /* Binding the generic name first also instantiates template algorithms such as cbc(aes). */
     for (i = 0; i < CCREE_NALGS; i++) {
+        if (same_as_earlier(i) < i)
+            continue;
         if ((fd = afalg_bind(ccree_algs[i].kind, ccree_algs[i].kname)) < 0) {
             err[i] = -fd;
             continue;
@@ -185,13 +199,19 @@ void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths)
     for (i = 0; i < CCREE_NALGS; i++) {
         const struct ccree_alg *a = &ccree_algs[i];
         struct ccree_path *p = &paths[i];
+        size_t j = same_as_earlier(i);
 
-        if (err[i] == ENOENT && restrict_lvl > 0)
+        if (j < i)
+            *p = paths[j];
+        else if (err[i] == ENOENT && restrict_lvl > 0)
             snprintf(p->reason, sizeof(p->reason), "bind refused by af_alg_restrict = %d",
                      restrict_lvl);
         else if (err[i] == ENOENT && !bound[a->kind])
             snprintf(p->reason, sizeof(p->reason), "module algif_%s missing (bind: %s)",
                      afalg_type(a->kind), strerror(err[i]));
+        else if (err[i] == ENOENT)
+            snprintf(p->reason, sizeof(p->reason), "the kernel has no %s (bind: %s)", a->kname,
+                     strerror(err[i]));
         else if (err[i] != 0)
             snprintf(p->reason, sizeof(p->reason), "bind of %s failed: %s", a->kname,
                      strerror(err[i]));

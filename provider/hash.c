@@ -1,0 +1,524 @@
+/*
+ * Digests, and the MACs HMAC and CMAC, on one message engine. Updates are buffered (at least
+ * 16 KiB, or offload-min) until the message is known to be long enough for the kernel; a
+ * message that stays short runs in software. Once in the kernel a message stays there: its
+ * state cannot leave the kernel. A MAC keeps the default provider's MAC beside it, keyed and
+ * configured as itself: it validates every setting and serves what the kernel does not.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/params.h>
+
+#include "prov.h"
+
+#define HBUF 16384
+#define NONE CCREE_NALGS /* a MAC on a digest or cipher the table lacks: software only */
+#define MAX_PARAMS 16
+
+enum { H_START, H_KERNEL, H_SOFT };
+
+struct hash_ctx {
+    struct ccree_prov *prov;
+    size_t idx;  /* the row; a MAC's follows its digest or cipher */
+    size_t mac;  /* a MAC: its first row; NONE for a digest */
+    int state, finalised;
+    unsigned char *buf;
+    size_t buflen, cap;
+    struct ccree_sock op; /* tracked across fork() while the kernel holds a message */
+    EVP_MD_CTX *md;       /* a digest in software */
+    EVP_MAC_CTX *sw;      /* a MAC in software, keyed and set up as this context */
+    size_t named;         /* a MAC: the row of the digest or cipher named, in effect with a key */
+    unsigned char *key;   /* a MAC's key, for the kernel */
+    size_t keylen;
+    unsigned int sw_only; /* a MAC's settings the kernel lacks: a bit per setting */
+};
+
+static const char *hname(const struct hash_ctx *h)
+{
+    return h->idx == NONE ? ccree_algs[h->mac].names : ccree_algs[h->idx].kname;
+}
+
+static int fail(const struct hash_ctx *h, int reason, const char *what)
+{
+    CCREE_RAISE(h->prov, reason, "%s: %s", hname(h), what);
+    return 0;
+}
+
+static void count(const struct hash_ctx *h, int software, size_t ops, size_t bytes)
+{
+    if (h->idx != NONE)
+        ccree_count(h->idx, software, ops, bytes);
+}
+
+static int use_kernel(const struct hash_ctx *h, size_t len)
+{
+    return h->idx != NONE && !h->sw_only && ccree_use_kernel(h->prov, h->idx, len);
+}
+
+/* --- the message engine -------------------------------------------------------------------- */
+
+static int soft_start(struct hash_ctx *h)
+{
+    h->state = H_SOFT;
+    if (h->mac != NONE) /* the software MAC was initialised with this message */
+        return 1;
+    if ((h->md == NULL && (h->md = EVP_MD_CTX_new()) == NULL)
+        || !EVP_DigestInit_ex2(h->md, h->prov->sw_md[h->idx], NULL))
+        return fail(h, CCREE_R_SOFTWARE, "in the default provider");
+    return 1;
+}
+
+static int soft_update(struct hash_ctx *h, const void *in, size_t len)
+{
+    if (len == 0)
+        return 1;
+    if (!(h->mac != NONE ? EVP_MAC_update(h->sw, in, len) : EVP_DigestUpdate(h->md, in, len)))
+        return fail(h, CCREE_R_SOFTWARE, "in the default provider");
+    count(h, 1, 0, len);
+    return 1;
+}
+
+/* Sends the buffer and in to the kernel; on the first send a failure can still go to software. */
+static int kernel_send(struct hash_ctx *h, const unsigned char *in, size_t len, int more)
+{
+    struct iovec iov[2] = { { h->buf, h->buflen }, { (void *)in, len } };
+    int err = -EBADF, first = h->state == H_START;
+
+    if (first) {
+        int fd = ccree_sock_valid(&h->op) ? h->op.fd
+                 : afalg_open(CCREE_HASH, h->prov->path[h->idx].driver, h->key, h->keylen, 0);
+
+        if (fd >= 0) {
+            ccree_sock_set(&h->op, fd);
+            h->state = H_KERNEL;
+            ccree_sock_track(&h->op, 1);
+        } else {
+            err = fd;
+        }
+    }
+    if (h->state == H_KERNEL && h->op.fd >= 0
+        && (err = afalg_hash_send(h->op.fd, iov, len ? 2 : 1, more)) == 0) {
+        count(h, 0, 0, h->buflen + len);
+        h->buflen = 0;
+        return 1;
+    }
+    ccree_sock_close(&h->op);
+    if (!first) {
+        CCREE_RAISE(h->prov, CCREE_R_KERNEL, "%s (%s): %s; the message is lost", hname(h),
+                    h->prov->path[h->idx].driver, strerror(-err));
+        return 0;
+    }
+    if (!ccree_kernel_failed(h->prov, h->idx, err) || !soft_start(h)
+        || !soft_update(h, h->buf, h->buflen))
+        return 0;
+    h->buflen = 0;
+    return soft_update(h, in, len);
+}
+
+/* A new message. */
+static void restart(struct hash_ctx *h)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+
+    /* A message left unfinished in the kernel: reading the digest resets the socket. */
+    if (h->state == H_KERNEL && afalg_hash_read(h->op.fd, md, ccree_algs[h->idx].mdsize) != 0)
+        ccree_sock_close(&h->op);
+    ccree_sock_track(&h->op, 0);
+    h->state = H_START;
+    h->finalised = 0;
+    h->buflen = 0;
+}
+
+static int hash_update(void *vctx, const unsigned char *in, size_t inl)
+{
+    struct hash_ctx *h = vctx;
+
+    if (h->finalised)
+        return fail(h, CCREE_R_FINALISED, "update after final");
+    if (in == NULL && inl > 0)
+        return fail(h, CCREE_R_BAD_PARAM, "NULL input");
+    if (inl > SIZE_MAX / 2)
+        return fail(h, CCREE_R_BAD_LENGTH, "length out of range");
+    if (h->state == H_SOFT)
+        return soft_update(h, in, inl);
+    if (h->buflen + inl <= h->cap && h->idx != NONE && !h->sw_only) {
+        if (h->buf == NULL && (h->buf = OPENSSL_malloc(h->cap)) == NULL)
+            return 0;
+        memcpy(h->buf + h->buflen, in, inl);
+        h->buflen += inl;
+        return 1;
+    }
+    if (h->state == H_START && !use_kernel(h, h->buflen + inl)) {
+        if (!soft_start(h) || !soft_update(h, h->buf, h->buflen))
+            return 0;
+        h->buflen = 0;
+        return soft_update(h, in, inl);
+    }
+    return kernel_send(h, in, inl, 1);
+}
+
+static int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz)
+{
+    struct hash_ctx *h = vctx;
+    size_t mdsize = h->idx == NONE ? 0 : ccree_algs[h->idx].mdsize;
+    unsigned int n;
+    int err;
+
+    *outl = 0;
+    if (h->finalised)
+        return fail(h, CCREE_R_FINALISED, "final twice");
+    if (out == NULL)
+        return fail(h, CCREE_R_BAD_PARAM, "NULL output");
+    if (outsz < mdsize)
+        return fail(h, CCREE_R_OUTPUT_TOO_SMALL, "output buffer");
+    if (h->state == H_START && !use_kernel(h, h->buflen)
+        && (!soft_start(h) || !soft_update(h, h->buf, h->buflen)))
+        return 0;
+    if (h->state != H_SOFT && (h->state == H_START || h->buflen > 0)
+        && !kernel_send(h, NULL, 0, 0))
+        return 0;
+    if (h->state == H_SOFT) {
+        if (h->mac != NONE ? !EVP_MAC_final(h->sw, out, &mdsize, outsz)
+                           : !EVP_DigestFinal_ex(h->md, out, &n))
+            return fail(h, CCREE_R_SOFTWARE, "in the default provider");
+        count(h, 1, 1, 0);
+    } else {
+        if ((err = h->op.fd < 0 ? -EBADF : afalg_hash_read(h->op.fd, out, mdsize)) != 0) {
+            ccree_sock_close(&h->op);
+            CCREE_RAISE(h->prov, CCREE_R_KERNEL, "%s (%s): %s", hname(h),
+                        h->prov->path[h->idx].driver, strerror(-err));
+            return 0;
+        }
+        ccree_sock_track(&h->op, 0);
+        count(h, 0, 1, 0);
+    }
+    h->state = H_START;
+    h->finalised = 1;
+    h->buflen = 0;
+    *outl = mdsize;
+    return 1;
+}
+
+static void hash_freectx(void *vctx)
+{
+    struct hash_ctx *h = vctx;
+
+    if (h == NULL)
+        return;
+    ccree_sock_close(&h->op);
+    EVP_MD_CTX_free(h->md);
+    EVP_MAC_CTX_free(h->sw);
+    OPENSSL_clear_free(h->buf, h->cap);
+    OPENSSL_clear_free(h->key, h->keylen);
+    OPENSSL_free(h);
+}
+
+static void *hash_dupctx(void *vctx)
+{
+    struct hash_ctx *s = vctx, *d = OPENSSL_malloc(sizeof(*s));
+    int fd;
+
+    if (d == NULL)
+        return NULL;
+    *d = *s;
+    ccree_sock_init(&d->op);
+    d->buf = d->key = NULL;
+    d->md = NULL;
+    d->sw = NULL;
+    if ((s->buf != NULL && (d->buf = OPENSSL_memdup(s->buf, s->cap)) == NULL)
+        || (s->key != NULL && (d->key = OPENSSL_memdup(s->key, s->keylen + 1)) == NULL)
+        || (s->sw != NULL && (d->sw = EVP_MAC_CTX_dup(s->sw)) == NULL)
+        || (s->md != NULL && ((d->md = EVP_MD_CTX_new()) == NULL || !EVP_MD_CTX_copy_ex(d->md, s->md))))
+        goto err;
+    if (s->state == H_KERNEL) {
+        /* accept() on a hash op socket clones the message state. */
+        if ((fd = ccree_sock_valid(&s->op) ? afalg_clone(s->op.fd) : -EBADF) < 0) {
+            CCREE_RAISE(s->prov, CCREE_R_KERNEL, "%s: cannot copy the kernel state: %s", hname(s),
+                        strerror(-fd));
+            goto err;
+        }
+        ccree_sock_set(&d->op, fd);
+        ccree_sock_track(&d->op, 1);
+    }
+    return d;
+err:
+    hash_freectx(d);
+    return NULL;
+}
+
+static struct hash_ctx *hash_newctx(struct ccree_prov *p, size_t idx, size_t mac)
+{
+    struct hash_ctx *h = OPENSSL_zalloc(sizeof(*h));
+
+    if (h == NULL)
+        return NULL;
+    h->prov = p;
+    h->idx = idx;
+    h->mac = mac;
+    h->cap = p->offload_min > HBUF ? p->offload_min : HBUF;
+    ccree_sock_init(&h->op);
+    return h;
+}
+
+/* --- digests ------------------------------------------------------------------------------- */
+
+static int digest_init(void *vctx, const OSSL_PARAM params[])
+{
+    struct hash_ctx *h = vctx;
+
+    (void)params;
+    if (!ccree_check_path(h->prov, h->idx))
+        return 0;
+    restart(h);
+    return 1;
+}
+
+int ccree_digest_get_params(OSSL_PARAM params[], size_t idx)
+{
+    const struct ccree_alg *a = &ccree_algs[idx];
+    OSSL_PARAM *p;
+
+    return ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_BLOCK_SIZE)) == NULL
+            || OSSL_PARAM_set_size_t(p, a->blocksize))
+           && ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_SIZE)) == NULL
+               || OSSL_PARAM_set_size_t(p, a->mdsize))
+           && ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_XOF)) == NULL
+               || OSSL_PARAM_set_int(p, 0))
+           && ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_ALGID_ABSENT)) == NULL
+               || OSSL_PARAM_set_int(p, (a->flags & EVP_MD_FLAG_DIGALGID_ABSENT) != 0));
+}
+
+static const OSSL_PARAM *digest_gettable_params(void *provctx)
+{
+    static const OSSL_PARAM params[] = {
+        OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_BLOCK_SIZE, NULL),
+        OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_SIZE, NULL),
+        OSSL_PARAM_int(OSSL_DIGEST_PARAM_XOF, NULL),
+        OSSL_PARAM_int(OSSL_DIGEST_PARAM_ALGID_ABSENT, NULL),
+        OSSL_PARAM_END,
+    };
+
+    (void)provctx;
+    return params;
+}
+
+void *ccree_digest_newctx(struct ccree_prov *p, size_t idx)
+{
+    return hash_newctx(p, idx, NONE);
+}
+
+typedef void (*fn)(void);
+const OSSL_DISPATCH ccree_digest_functions[] = {
+    { OSSL_FUNC_DIGEST_INIT, (fn)digest_init },
+    { OSSL_FUNC_DIGEST_UPDATE, (fn)hash_update },
+    { OSSL_FUNC_DIGEST_FINAL, (fn)hash_final },
+    { OSSL_FUNC_DIGEST_FREECTX, (fn)hash_freectx },
+    { OSSL_FUNC_DIGEST_DUPCTX, (fn)hash_dupctx },
+    { OSSL_FUNC_DIGEST_GETTABLE_PARAMS, (fn)digest_gettable_params },
+    { 0, NULL },
+};
+
+/* --- MACs ---------------------------------------------------------------------------------- */
+
+static int is_cmac(const struct hash_ctx *h)
+{
+    return strcmp(ccree_algs[h->mac].names, "CMAC") == 0;
+}
+
+/*
+ * The digest or cipher named: the row of this MAC that runs on it, or NONE; *props, where
+ * software has it. Aliases count: "SHA256" is the row of "SHA2-256".
+ */
+static size_t find_row(struct hash_ctx *h, const char *name, const char **props)
+{
+    int op = is_cmac(h) ? CCREE_OP_CIPHER : CCREE_OP_DIGEST;
+    EVP_CIPHER *c = NULL;
+    EVP_MD *md = NULL;
+    size_t i;
+
+    if ((*props = ccree_software(h->prov, op, name)) == NULL)
+        return NONE;
+    if (op == CCREE_OP_CIPHER)
+        c = EVP_CIPHER_fetch(h->prov->libctx, name, *props);
+    else
+        md = EVP_MD_fetch(h->prov->libctx, name, *props);
+    for (i = h->mac; i < CCREE_NALGS && strcmp(ccree_algs[i].names, ccree_algs[h->mac].names) == 0;
+         i++)
+        if (c != NULL ? EVP_CIPHER_is_a(c, ccree_algs[i].under) : EVP_MD_is_a(md, ccree_algs[i].under))
+            break;
+    EVP_CIPHER_free(c);
+    EVP_MD_free(md);
+    return i < CCREE_NALGS && strcmp(ccree_algs[i].names, ccree_algs[h->mac].names) == 0 ? i : NONE;
+}
+
+/* A MAC's settings that only software serves, and their bits in sw_only. */
+static const char *const sw_settings[] = { OSSL_MAC_PARAM_TLS_DATA_SIZE, OSSL_MAC_PARAM_DIGEST_NOINIT,
+                                           OSSL_MAC_PARAM_DIGEST_ONESHOT };
+
+static int set_key(struct hash_ctx *h, const OSSL_PARAM *p)
+{
+    unsigned char *key = OPENSSL_malloc(p->data_size + 1); /* an empty key is a key */
+
+    if (key == NULL)
+        return fail(h, CCREE_R_SOFTWARE, "no memory");
+    if (p->data_size > 0)
+        memcpy(key, p->data, p->data_size);
+    OPENSSL_clear_free(h->key, h->keylen);
+    h->key = key;
+    h->keylen = p->data_size;
+    ccree_sock_close(&h->op); /* the kernel socket holds the old key */
+    h->idx = h->named; /* as the default provider: a digest or cipher takes effect with a key */
+    restart(h);
+    return 1;
+}
+
+/*
+ * Settings go to the software MAC as they are, but for "properties": software fetches the
+ * digest or cipher where it found it. Then this context follows: its row, key and settings.
+ */
+static int mac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    struct hash_ctx *h = vctx;
+    const char *under = is_cmac(h) ? OSSL_MAC_PARAM_CIPHER : OSSL_MAC_PARAM_DIGEST;
+    OSSL_PARAM sw[MAX_PARAMS + 1];
+    const OSSL_PARAM *p;
+    const char *name = NULL, *props = NULL;
+    size_t i, n = 0, row = h->named;
+    uint64_t v;
+
+    for (p = params; p != NULL && p->key != NULL; p++) {
+        if (strcmp(p->key, OSSL_MAC_PARAM_PROPERTIES) == 0)
+            continue;
+        if (n == MAX_PARAMS)
+            return fail(h, CCREE_R_BAD_PARAM, "too many parameters");
+        if (strcmp(p->key, under) == 0) {
+            if (!OSSL_PARAM_get_utf8_string_ptr(p, &name))
+                return fail(h, CCREE_R_BAD_PARAM, under);
+            row = find_row(h, name, &props);
+        }
+        sw[n++] = *p;
+    }
+    if (props != NULL)
+        sw[n++] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_PROPERTIES, (char *)props, 0);
+    sw[n] = OSSL_PARAM_construct_end();
+    if (n == 0)
+        return 1;
+    if (!EVP_MAC_CTX_set_params(h->sw, sw)) {
+        CCREE_RAISE(h->prov, CCREE_R_BAD_PARAM, "%s: %s %s", ccree_algs[h->mac].names,
+                    name != NULL ? under : "settings", name != NULL ? name : "refused");
+        return 0;
+    }
+    h->named = row;
+    for (i = 0; i < sizeof(sw_settings) / sizeof(sw_settings[0]); i++)
+        if ((p = OSSL_PARAM_locate_const(params, sw_settings[i])) != NULL) {
+            h->sw_only &= ~(1u << i);
+            if (OSSL_PARAM_get_uint64(p, &v) && v != 0)
+                h->sw_only |= 1u << i;
+        }
+    return (p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY)) == NULL || set_key(h, p);
+}
+
+static int mac_init(void *vctx, const unsigned char *key, size_t keylen, const OSSL_PARAM params[])
+{
+    struct hash_ctx *h = vctx;
+    OSSL_PARAM k[] = { OSSL_PARAM_octet_string(OSSL_MAC_PARAM_KEY, (void *)key, keylen),
+                       OSSL_PARAM_END };
+    int kernel;
+
+    if (!mac_set_ctx_params(h, params) || (key != NULL && !mac_set_ctx_params(h, k)))
+        return 0;
+    kernel = h->idx != NONE && !h->sw_only;
+    if (!kernel && !h->prov->fallback)
+        return fail(h, CCREE_R_NOT_OFFLOADED, "these settings run in software");
+    if (kernel && !ccree_check_path(h->prov, h->idx))
+        return 0;
+    if (!EVP_MAC_init(h->sw, NULL, 0, NULL))
+        return fail(h, CCREE_R_SOFTWARE, "cannot start the MAC: is it keyed?");
+    restart(h);
+    return 1;
+}
+
+static int mac_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    struct hash_ctx *h = vctx;
+
+    return EVP_MAC_CTX_get_params(h->sw, params)
+           || fail(h, CCREE_R_BAD_PARAM, "cannot return a parameter");
+}
+
+/* OpenSSL asks for a MAC's settings without a context: one pair of functions per MAC. */
+static const OSSL_PARAM *settings(void *provctx, const char *mac, int settable)
+{
+    struct ccree_prov *p = provctx;
+    size_t i;
+
+    for (i = 0; ccree_op(i) != CCREE_OP_MAC || strcmp(ccree_algs[i].names, mac) != 0; i++)
+        ;
+    return settable ? EVP_MAC_settable_ctx_params(p->sw_mac[i])
+                    : EVP_MAC_gettable_ctx_params(p->sw_mac[i]);
+}
+
+static const OSSL_PARAM *hmac_gettable(void *vctx, void *provctx)
+{
+    (void)vctx;
+    return settings(provctx, "HMAC", 0);
+}
+
+static const OSSL_PARAM *hmac_settable(void *vctx, void *provctx)
+{
+    (void)vctx;
+    return settings(provctx, "HMAC", 1);
+}
+
+static const OSSL_PARAM *cmac_gettable(void *vctx, void *provctx)
+{
+    (void)vctx;
+    return settings(provctx, "CMAC", 0);
+}
+
+static const OSSL_PARAM *cmac_settable(void *vctx, void *provctx)
+{
+    (void)vctx;
+    return settings(provctx, "CMAC", 1);
+}
+
+const OSSL_DISPATCH ccree_hmac_settings[] = {
+    { OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS, (fn)hmac_gettable },
+    { OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS, (fn)hmac_settable },
+    { 0, NULL },
+};
+
+const OSSL_DISPATCH ccree_cmac_settings[] = {
+    { OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS, (fn)cmac_gettable },
+    { OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS, (fn)cmac_settable },
+    { 0, NULL },
+};
+
+void *ccree_mac_newctx(struct ccree_prov *p, size_t idx)
+{
+    struct hash_ctx *h = hash_newctx(p, NONE, idx);
+
+    if (h != NULL)
+        h->named = NONE;
+    if (h != NULL && (h->sw = EVP_MAC_CTX_new(p->sw_mac[idx])) == NULL) {
+        hash_freectx(h);
+        return NULL;
+    }
+    return h;
+}
+
+const OSSL_DISPATCH ccree_mac_functions[] = {
+    { OSSL_FUNC_MAC_INIT, (fn)mac_init },
+    { OSSL_FUNC_MAC_UPDATE, (fn)hash_update },
+    { OSSL_FUNC_MAC_FINAL, (fn)hash_final },
+    { OSSL_FUNC_MAC_FREECTX, (fn)hash_freectx },
+    { OSSL_FUNC_MAC_DUPCTX, (fn)hash_dupctx },
+    { OSSL_FUNC_MAC_GET_CTX_PARAMS, (fn)mac_get_ctx_params },
+    { OSSL_FUNC_MAC_SET_CTX_PARAMS, (fn)mac_set_ctx_params },
+    { 0, NULL },
+};
