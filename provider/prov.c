@@ -216,6 +216,7 @@ static const OSSL_PARAM *gettable_params(void *provctx)
         OSSL_PARAM_uint64("ccree-fallback-ops", NULL),
         OSSL_PARAM_uint64("ccree-fallback-bytes", NULL),
         OSSL_PARAM_utf8_string("ccree-algorithms", NULL, 0),
+        OSSL_PARAM_utf8_string("ccree-stats", NULL, 0),
         OSSL_PARAM_END,
     };
 
@@ -249,6 +250,19 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
         for (i = 0; i < CCREE_NALGS; i++)
             sum += c % 2 ? ccree_stats[i].bytes[c / 2] : ccree_stats[i].ops[c / 2];
         if (!OSSL_PARAM_set_uint64(p, sum))
+            return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, "ccree-stats")) != NULL) {
+        const struct ccree_prov *pr = provctx;
+        char where[512];
+
+        ccree_stats_file(where, sizeof(where));
+        if (where[0] == '\0')
+            snprintf(where, sizeof(where), "%s%s%s", pr->stats_dir[0] ? pr->stats_dir : "off",
+                     pr->stats_dir[0] ? ": " : "",
+                     !pr->stats_dir[0] ? "" : pr->stats_err ? strerror(-pr->stats_err)
+                                                            : "no file for this process");
+        if (!OSSL_PARAM_set_utf8_string(p, where))
             return 0;
     }
     if ((p = OSSL_PARAM_locate(params, "ccree-algorithms")) != NULL) {
@@ -393,6 +407,8 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     }
     ccree_selftest(p);
     build_lists(p);
+    if (p->stats_dir[0] != '\0')
+        p->stats_err = ccree_stats_open(p->stats_dir, p->path);
     *out = provider_functions;
     *provctx = p;
     return 1;

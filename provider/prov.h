@@ -9,6 +9,7 @@
 #include "afalg.h"
 #include "algs.h"
 #include "sock.h"
+#include "stats.h"
 
 /* Default offload-min: see README ("Choosing offload-min"). */
 #define CCREE_OFFLOAD_MIN_DEFAULT 16384
@@ -21,6 +22,8 @@ struct ccree_prov {
     struct ccree_drivers drivers;
     size_t offload_min;
     int fallback;
+    char stats_dir[256]; /* the stats setting: "" for none */
+    int stats_err;       /* -errno when the statistics file could not be made */
     OSSL_PROVIDER *legacy; /* single DES; NULL where it is not installed */
     struct ccree_path path[CCREE_NALGS];
     const char *sw_props[CCREE_NALGS]; /* where software has it (a MAC: its digest or cipher) */

@@ -71,8 +71,6 @@ const struct ccree_alg ccree_algs[] = { /* its size is checked against CCREE_NAL
     { "CMAC", "AES-256-CBC", "cmac(aes)", CCREE_HASH, 0, 0, 32, 0, 16, 16 },
 };
 
-struct ccree_stats ccree_stats[CCREE_NALGS];
-
 enum ccree_op ccree_op(size_t idx)
 {
     if (ccree_algs[idx].kind != CCREE_HASH)

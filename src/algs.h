@@ -35,7 +35,7 @@ struct ccree_stats {
 #define CCREE_NAME_MAX 32 /* the longest name below, "CMAC-AES-128-CBC" ..., fits */
 
 extern const struct ccree_alg ccree_algs[CCREE_NALGS];
-extern struct ccree_stats ccree_stats[CCREE_NALGS];
+extern struct ccree_stats *ccree_stats; /* in memory, or in the file of src/stats.c */
 
 enum ccree_op ccree_op(size_t idx);
 /* The name reports use: OpenSSL's first name, or for a MAC "HMAC-SHA2-256". */

@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "afalg.h"
+#include "stats.h"
 
 static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ccree_sock *tracked;
@@ -80,6 +81,7 @@ static void child(void)
     struct ccree_sock *s;
 
     generation++;
+    ccree_stats_forked();
     for (s = tracked; s != NULL; s = s->next) {
         afalg_close(&s->fd);
         ccree_sock_set(s, s->clone < 0 ? -1 : s->clone);
