@@ -10,6 +10,7 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/params.h>
+#include <openssl/prov_ssl.h>
 
 #include "prov.h"
 
@@ -33,6 +34,9 @@ struct cipher_ctx {
     size_t bufsz;
     unsigned char ks[MAXBLK]; /* CTR: keystream of the current block, used up to num */
     unsigned int num;
+    unsigned int tls_version;  /* TLS record mode (ECB and CBC) when not 0 */
+    size_t tls_macsize, tls_maclen;
+    unsigned char tls_mac[EVP_MAX_MD_SIZE]; /* the MAC of the last record decrypted */
     struct ccree_sock op;
     int kernel_off; /* the kernel failed this key: software until the next key */
     EVP_CIPHER_CTX *sw;
@@ -525,6 +529,46 @@ static int block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, 
     return 1;
 }
 
+/*
+ * A TLS record: one update, in place. Encryption pads it; decryption takes off the explicit IV,
+ * then the padding and the MAC, which the tls-mac param returns (provider/tlscbc.c).
+ */
+static int tls_record(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    int explicit = ccree_tls_explicit_iv((int)c->tls_version);
+    size_t bs = c->bs, pad = bs - inl % bs, iv = explicit > 0 ? bs : 0;
+
+    if (in == NULL || out != in || !c->pad || outsize < inl + (c->enc ? pad : 0)) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "%s: a TLS record is one padded update in place",
+                    c->alg->kname);
+        return 0;
+    }
+    if (c->enc) {
+        memset(out + inl, c->tls_version == SSL3_VERSION ? 0 : (int)pad - 1, pad - 1);
+        out[inl + pad - 1] = (unsigned char)(pad - 1);
+        inl += pad;
+    }
+    if (inl % bs != 0 || inl < iv || (!c->enc && explicit < 0)) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: TLS record of %zu bytes", c->alg->kname, inl);
+        return 0;
+    }
+    c->tls_maclen = 0;
+    if (!process(c, out, NULL, 0, in, inl, NULL))
+        return 0;
+    *outl = inl - (c->enc ? 0 : iv);
+    if (c->enc)
+        return 1;
+    if (!ccree_tls_cbc_unpad((int)c->tls_version, out + iv, outl, bs, c->tls_macsize, c->tls_mac,
+                             c->prov->libctx)) {
+        *outl = 0;
+        CCREE_RAISE(c->prov, CCREE_R_BAD_DECRYPT, "%s: TLS record", c->alg->kname);
+        return 0;
+    }
+    c->tls_maclen = c->tls_macsize;
+    return 1;
+}
+
 static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
                          const unsigned char *in, size_t inl)
 {
@@ -535,11 +579,14 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
         *outl = inl;
         return 1;
     }
-    if (!whole_messages(c) && inl == 0 && c->bufsz == 0) /* a held-back block goes out once padding is off */
+    if (c->tls_version && c->alg->blocksize > 1 && !is_cts(c))
+        return usable(c, in, inl) && tls_record(c, out, outl, outsize, in, inl);
+    /* a held-back block goes out once padding is off */
+    if (!whole_messages(c) && inl == 0 && c->bufsz == 0)
         return 1;
     if (!usable(c, in, inl) || !apart(c, out, c->bufsz, in, inl))
         return 0;
-    if (c->alg->mode == EVP_CIPH_ECB_MODE || (c->alg->mode == EVP_CIPH_CBC_MODE && !is_cts(c)))
+    if (c->alg->blocksize > 1 && !is_cts(c))
         return block_update(c, out, outl, outsize, in, inl);
     if (!room(c, out, inl, outsize)
         || !(whole_messages(c) ? unit_update(c, out, in, inl) : ctr_update(c, out, in, inl)))
@@ -705,6 +752,8 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
             && !OSSL_PARAM_set_uint(p, c->num))
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS_MODE)) != NULL
             && (!is_cts(c) || !OSSL_PARAM_set_utf8_string(p, cts_names[c->cts_mode])))
+        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) != NULL
+            && !OSSL_PARAM_set_octet_ptr(p, c->tls_mac, c->tls_maclen))
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_RANDOM_KEY)) != NULL
             && (!(c->alg->flags & EVP_CIPH_RAND_KEY) || !rand_key(c, p)))
         || !set_iv_param(OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV), c->oiv, c->alg->ivlen)
@@ -756,9 +805,14 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_CTS_MODE)) != NULL && is_cts(c)
         && !set_cts_mode(c, p))
         return 0;
-    /* Without TLS record processing (padding and MAC removal) libssl must not use us for it. */
-    if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL) {
-        CCREE_RAISE(c->prov, CCREE_R_UNSUPPORTED, "TLS record mode of %s", c->alg->kname);
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION)) != NULL
+        && !OSSL_PARAM_get_uint(p, &c->tls_version)) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "tls-version");
+        return 0;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE)) != NULL
+        && (!OSSL_PARAM_get_size_t(p, &c->tls_macsize) || c->tls_macsize > EVP_MAX_MD_SIZE)) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "tls-mac-size");
         return 0;
     }
     return 1;
@@ -775,6 +829,7 @@ static const OSSL_PARAM *cipher_gettable_ctx_params(void *cctx, void *provctx)
         OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
         OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE, NULL, 0),
         OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_RANDOM_KEY, NULL, 0),
+        OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, NULL, 0),
         OSSL_PARAM_END,
     };
 
@@ -789,6 +844,8 @@ static const OSSL_PARAM *cipher_settable_ctx_params(void *cctx, void *provctx)
         OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
         OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
         OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE, NULL, 0),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, NULL),
         OSSL_PARAM_END,
     };
 

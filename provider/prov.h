@@ -66,6 +66,13 @@ void ccree_selftest(struct ccree_prov *p);
 /* The property query under which software has this cipher (op) or digest, or NULL. */
 const char *ccree_software(struct ccree_prov *p, int op, const char *name);
 
+/* TLS CBC records (tlscbc.c): whether the version sends an explicit IV per record (-1: not a
+ * version with CBC records); padding and MAC off a decrypted record in constant time (*len: the
+ * record, then what it carries). */
+int ccree_tls_explicit_iv(int version);
+int ccree_tls_cbc_unpad(int version, unsigned char *rec, size_t *len, size_t bs, size_t macsize,
+                        unsigned char *mac, OSSL_LIB_CTX *libctx);
+
 /* 1 when a request of len bytes goes to the kernel, 0 when to the default provider. */
 int ccree_use_kernel(const struct ccree_prov *p, size_t idx, size_t len);
 /* At init: fails with an error when the algorithm has no kernel path and fallback = no. */

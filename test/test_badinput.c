@@ -200,12 +200,28 @@ static int num_out_of_range(struct run *r)
     return set(r, p);
 }
 
+/* TLS 1.2 record mode, then an update that is not in place. */
 static int tls_record_mode(struct run *r)
 {
     unsigned int v = 0x0303;
     OSSL_PARAM p[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, &v), OSSL_PARAM_END };
 
     return set(r, p);
+}
+
+/* A TLS 1.2 record of 31 bytes to decrypt, in place. */
+static int tls_record_partial(struct run *r)
+{
+    EVP_CIPHER_CTX *ctx = cinit(r, 0, 1);
+    unsigned int v = 0x0303;
+    OSSL_PARAM p[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, &v), OSSL_PARAM_END };
+    int n = 0, ok;
+
+    memcpy(r->out, in, 31);
+    ok = EVP_CIPHER_CTX_set_params(ctx, p) && EVP_CipherUpdate(ctx, r->out, &n, r->out, 31);
+    EVP_CIPHER_CTX_free(ctx);
+    r->n = 0;
+    return ok;
 }
 
 static int wrong_key_length(struct run *r)
@@ -352,7 +368,9 @@ static const struct {
     { "unknown parameter", unknown_param, CIPHER, 0, NULL },
     { "padding as a string", padding_as_string, CIPHER, 0, "bad parameter" },
     { "num out of range", num_out_of_range, CIPHER, 0, "bad parameter" },
-    { "TLS record mode", tls_record_mode, CIPHER, 0, "unsupported" },
+    { "TLS record not in place", tls_record_mode, BLOCK, 0, "one padded update in place" },
+    { "TLS record mode of CTR", tls_record_mode, CTR, 0, NULL },
+    { "TLS record of a partial block", tls_record_partial, BLOCK, 0, "bad data length" },
     { "wrong key length", wrong_key_length, CIPHER, 0, "" },
     { "IV buffer too small", iv_buffer_too_small, IV, 0, "" },
     { "INT_MAX bytes in one update", int_max_update, CTR, 1, NULL },
