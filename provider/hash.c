@@ -28,7 +28,8 @@ struct hash_ctx {
     size_t mac;  /* a MAC: its first row; NONE for a digest */
     int state, finalised;
     unsigned char *buf;
-    size_t buflen, cap;
+    size_t buflen, size, cap; /* the buffer grows to cap as a message needs it */
+    size_t used;              /* the most of it ever used: what is wiped */
     struct ccree_sock op; /* tracked across fork() while the kernel holds a message */
     EVP_MD_CTX *md;       /* a digest in software */
     EVP_MAC_CTX *sw;      /* a MAC in software, keyed and set up as this context */
@@ -134,6 +135,23 @@ static void restart(struct hash_ctx *h)
     h->buflen = 0;
 }
 
+static int reserve(struct hash_ctx *h, size_t n)
+{
+    size_t size = h->size ? h->size : 256;
+    unsigned char *b;
+
+    if (n <= h->size)
+        return 1;
+    while (size < n)
+        size *= 2;
+    size = size < h->cap ? size : h->cap;
+    if ((b = OPENSSL_clear_realloc(h->buf, h->used, size)) == NULL)
+        return 0;
+    h->buf = b;
+    h->size = size;
+    return 1;
+}
+
 static int hash_update(void *vctx, const unsigned char *in, size_t inl)
 {
     struct hash_ctx *h = vctx;
@@ -147,10 +165,11 @@ static int hash_update(void *vctx, const unsigned char *in, size_t inl)
     if (h->state == H_SOFT)
         return soft_update(h, in, inl);
     if (h->buflen + inl <= h->cap && h->idx != NONE && !h->sw_only) {
-        if (h->buf == NULL && (h->buf = OPENSSL_malloc(h->cap)) == NULL)
-            return 0;
+        if (!reserve(h, h->buflen + inl))
+            return fail(h, CCREE_R_SOFTWARE, "no memory");
         memcpy(h->buf + h->buflen, in, inl);
         h->buflen += inl;
+        h->used = h->buflen > h->used ? h->buflen : h->used;
         return 1;
     }
     if (h->state == H_START && !use_kernel(h, h->buflen + inl)) {
@@ -213,7 +232,7 @@ static void hash_freectx(void *vctx)
     ccree_sock_close(&h->op);
     EVP_MD_CTX_free(h->md);
     EVP_MAC_CTX_free(h->sw);
-    OPENSSL_clear_free(h->buf, h->cap);
+    OPENSSL_clear_free(h->buf, h->used);
     OPENSSL_clear_free(h->key, h->keylen);
     OPENSSL_free(h);
 }
@@ -230,7 +249,7 @@ static void *hash_dupctx(void *vctx)
     d->buf = d->key = NULL;
     d->md = NULL;
     d->sw = NULL;
-    if ((s->buf != NULL && (d->buf = OPENSSL_memdup(s->buf, s->cap)) == NULL)
+    if ((s->buf != NULL && (d->buf = OPENSSL_memdup(s->buf, s->size)) == NULL)
         || (s->key != NULL && (d->key = OPENSSL_memdup(s->key, s->keylen + 1)) == NULL)
         || (s->sw != NULL && (d->sw = EVP_MAC_CTX_dup(s->sw)) == NULL)
         || (s->md != NULL && ((d->md = EVP_MD_CTX_new()) == NULL || !EVP_MD_CTX_copy_ex(d->md, s->md))))
