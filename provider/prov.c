@@ -288,6 +288,7 @@ static void teardown(void *provctx)
     size_t i;
 
     for (i = 0; i < CCREE_NALGS; i++) {
+        ccree_pool_clear(&p->pool[i]);
         EVP_CIPHER_free(p->sw_cipher[i]);
         EVP_MD_free(p->sw_md[i]);
         EVP_MAC_free(p->sw_mac[i]);
@@ -374,6 +375,7 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     static CRYPTO_ONCE once = CRYPTO_ONCE_STATIC_INIT;
     const OSSL_DISPATCH *f;
     struct ccree_prov *p;
+    size_t i;
 
     for (f = in; f->function_id != 0; f++) {
         switch (f->function_id) {
@@ -394,6 +396,8 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     if ((p = OPENSSL_zalloc(sizeof(*p))) == NULL)
         return 0;
     p->handle = handle;
+    for (i = 0; i < CCREE_NALGS; i++)
+        ccree_pool_init(&p->pool[i]);
     if (!ccree_read_config(handle, core_get_params, p)) {
         teardown(p);
         return 0;

@@ -10,6 +10,50 @@ static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ccree_sock *tracked;
 static unsigned int generation;
 
+void ccree_pool_init(struct ccree_pool *p)
+{
+    pthread_mutex_init(&p->lock, NULL);
+    p->n = 0;
+}
+
+void ccree_pool_clear(struct ccree_pool *p)
+{
+    while (p->n > 0)
+        afalg_close(&p->fd[--p->n]);
+    pthread_mutex_destroy(&p->lock);
+}
+
+int ccree_pool_take(struct ccree_pool *p)
+{
+    int fd = -1;
+
+    pthread_mutex_lock(&p->lock);
+    while (fd < 0 && p->n > 0) {
+        p->n--;
+        if (p->gen[p->n] == generation)
+            fd = p->fd[p->n];
+        else
+            afalg_close(&p->fd[p->n]); /* the parent's */
+    }
+    pthread_mutex_unlock(&p->lock);
+    return fd;
+}
+
+void ccree_pool_put(struct ccree_pool *p, struct ccree_sock *s)
+{
+    if (!ccree_sock_valid(s))
+        return;
+    ccree_sock_track(s, 0);
+    pthread_mutex_lock(&p->lock);
+    if (p->n < CCREE_POOL) {
+        p->gen[p->n] = s->gen;
+        p->fd[p->n++] = s->fd;
+        s->fd = -1;
+    }
+    pthread_mutex_unlock(&p->lock);
+    afalg_close(&s->fd);
+}
+
 void ccree_sock_init(struct ccree_sock *s)
 {
     *s = (struct ccree_sock){ .fd = -1, .clone = -1 };
