@@ -1,12 +1,13 @@
 #!/bin/sh
 # The whole test suite: natively (this machine's kernel may lack AF_ALG: the software path),
 # then in a VM with a real kernel, where drivers = any and the counters must show offload:
-# the suite, without some modules, under ASan+UBSan, under valgrind, and the fuzz target;
+# the suite, TLS end to end through nginx and openssl s_server (test/tls.sh), without some
+# modules, under ASan+UBSan, under valgrind, and the fuzz target;
 # then the Debian package, and the aarch64 cross build under qemu-user and in an arm64 VM.
 # CCREE_FUZZ_SECONDS (default 300) bounds the fuzz run.
 set -eu
 cd "$(dirname "$0")/.."
-sh tools/deps.sh deb arm64
+sh tools/deps.sh deb tls arm64
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j2
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug \
@@ -17,6 +18,7 @@ cmake --build build-fuzz -j2 --target fuzz_diff
 ctest --test-dir build --output-on-failure
 sh test/fuzz/run.sh 0
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build --output-on-failure
+test/vm/run.sh -- sh test/tls.sh
 test/vm/run.sh -m algif_hash -m algif_aead -m crypto_user -- sh test/missing-module.sh
 # The shim of the fault tests is preloaded ahead of the ASan runtime; cli runs the openssl binary.
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ASAN_OPTIONS=verify_asan_link_order=0 \

@@ -1,0 +1,320 @@
+#!/bin/sh
+# TLS end to end, in the VM (test/vm/run.sh -- sh test/tls.sh), with conf/ccree.cnf (ccree
+# preferred through default_properties) pointed at this tree's build/ccree.so:
+#  1. nginx (2 workers; drivers = any, offload-min = 0) serves a 4 MiB file to curl and to
+#     openssl s_client (plain OpenSSL) over each suite of the table: the body's digest must
+#     match, nginx must log the suite, and the workers' live statistics must show the suite's
+#     AES record work in the kernel and none in software. No AF_ALG socket may be shared by
+#     two nginx processes.
+#  2. The same with fallback = no.
+#  3. openssl s_server -rev and s_client, both with ccree: lines sent, reversed, compared.
+#  4. Many connections to a worker short of file descriptors: see fd_limit.
+# "sh test/tls.sh bench": bulk download throughput with and without the provider (no test).
+# Needs nginx and curl (sh tools/deps.sh tls) and a build in build/. Under TCG it takes about
+# 2.5 minutes, most of it the 35 transfers of 4 MiB (conf/README-nginx.md: what is slow).
+set -eu
+cd "$(dirname "$0")/.."
+top=$PWD
+port=18443 sport=18444
+T=$(mktemp -d)
+chmod 755 "$T" # nginx workers run as nobody
+unset OPENSSL_CONF
+pass=0 failed=0 master= server=
+
+stop() { [ -z "$1" ] || { kill "$1"; while kill -0 "$1" 2>/dev/null; do sleep 0.1; done; }; }
+trap 'stop "$master"; stop "$server"; rm -rf "$T"' EXIT
+ok() { pass=$((pass + 1)); echo "ok    $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $*"; }
+now() { date +%s.%N; }
+since() { awk -v t0="$1" -v t1="$(now)" 'BEGIN { printf "%.1f s", t1 - t0 }'; }
+
+# The VM boots with the loopback interface down.
+ip -o link show lo | grep -q ',UP' || ip link set lo up
+
+# $T/NAME.cnf: conf/ccree.cnf with this tree's module, drivers = any and the sed expressions
+# given; it must load ccree (OpenSSL ignores a provider that fails to load).
+cnf() {
+  name=$1
+  shift
+  sed -e "/^\[ccree_sect\]$/a module = $top/build/ccree.so" -e 's/^drivers = .*/drivers = any/' \
+      "$@" conf/ccree.cnf >"$T/$name.cnf"
+  if ! OPENSSL_CONF=$T/$name.cnf openssl list -providers | grep -q '^  ccree$'; then
+    echo "ccree does not load with $T/$name.cnf:"
+    OPENSSL_CONF=$T/$name.cnf build/ccree-info
+    exit 1
+  fi
+}
+stats() { echo "s|^# stats = .*|stats = $T/stats-$1|"; }
+zero='s/^offload-min = .*/offload-min = 0/'
+
+# proto, suite, the provider algorithm of its records ("-": ChaCha20, not ccree's)
+suites="1.3 TLS_AES_128_GCM_SHA256 AES-128-GCM
+1.3 TLS_AES_256_GCM_SHA384 AES-256-GCM
+1.3 TLS_CHACHA20_POLY1305_SHA256 -
+1.2 ECDHE-RSA-AES128-GCM-SHA256 AES-128-GCM
+1.2 ECDHE-RSA-AES256-GCM-SHA384 AES-256-GCM
+1.2 ECDHE-RSA-AES128-SHA256 AES-128-CBC
+1.2 AES256-SHA AES-256-CBC"
+tls12=$(echo "$suites" | awk '$1 == "1.2" { printf "%s%s", s, $2; s = ":" }')
+
+# Key and certificate, made with plain OpenSSL.
+openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 2 \
+    -keyout "$T/key.pem" -out "$T/cert.pem" 2>/dev/null
+mkdir "$T/www"
+for d in any strict fd; do install -d -o nobody -g nogroup "$T/stats-$d"; done
+
+# nginx with $T/$1.cnf (none if $1 is empty), $2 workers and main-context lines $3.
+start_nginx() {
+  cat >"$T/nginx.conf" <<EOF
+user nobody nogroup;
+worker_processes $2;
+pid $T/nginx.pid;
+env OPENSSL_CONF;
+${3:-}
+events { worker_connections 256; }
+http {
+  log_format tls '\$ssl_protocol \$ssl_cipher \$status \$body_bytes_sent';
+  access_log $T/access.log tls;
+  error_log $T/error.log info;
+  client_body_temp_path $T/tmp-body;
+  proxy_temp_path $T/tmp-proxy;
+  fastcgi_temp_path $T/tmp-fastcgi;
+  uwsgi_temp_path $T/tmp-uwsgi;
+  scgi_temp_path $T/tmp-scgi;
+  keepalive_timeout 0;
+  open_file_cache max=8 inactive=1h; # files stay open: a request needs no descriptor
+  server {
+    listen 127.0.0.1:$port ssl;
+    ssl_certificate $T/cert.pem;
+    ssl_certificate_key $T/key.pem;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_ciphers $tls12;
+    root $T/www;
+  }
+}
+EOF
+  rm -f "$T/nginx.pid" "$T/error.log"
+  if [ -n "$1" ]; then export OPENSSL_CONF="$T/$1.cnf"; fi
+  if ! nginx -p "$T" -e "$T/error.log" -c "$T/nginx.conf" 2>"$T/start.err"; then
+    unset OPENSSL_CONF
+    bad "nginx does not start with '$1': $(cat "$T/start.err")"
+    return 1
+  fi
+  unset OPENSSL_CONF
+  while [ ! -s "$T/nginx.pid" ]; do sleep 0.1; done
+  master=$(cat "$T/nginx.pid")
+  while [ "$(pgrep -c -P "$master")" -lt "$2" ]; do sleep 0.1; done
+}
+stop_nginx() { stop "$master"; master=; }
+workers() { echo $(pgrep -P "$master"); }
+
+# Kernel ops, kernel bytes and software ops of algorithm $2 summed over the processes $3,
+# from the live statistics of $T/stats-$1 (read without OPENSSL_CONF: no provider needed).
+stats_of() {
+  build/ccree-info --stats "$T/stats-$1" |
+    awk -v alg="$2" -v pids=" $3 " 'index(pids, " " $1 " ") && $2 == alg {
+      k += $5; b += $6; s += $7 } END { print k + 0, b + 0, s + 0 }'
+}
+
+# The statistics before ($1-$3) and after ($4-$6) show that algorithm $7 did at least $8
+# bytes in the kernel and nothing in software.
+offloaded() {
+  kops=$(($4 - $1)) kbytes=$(($5 - $2)) swops=$(($6 - $3))
+  echo "$7 $kops kernel ops, $kbytes kernel bytes, $swops software ops"
+  [ "$kbytes" -ge "$8" ] && [ "$swops" -eq 0 ]
+}
+
+# Options pinning TLS $2 and suite $3 for client $1 (curl or s_client).
+pin() {
+  case $1.$2 in
+    curl.1.3) echo "--tlsv1.3 --tls-max 1.3 --tls13-ciphers $3" ;;
+    curl.1.2) echo "--tlsv1.2 --tls-max 1.2 --ciphers $3" ;;
+    s_client.1.3) echo "-tls1_3 -ciphersuites $3" ;;
+    s_client.1.2) echo "-tls1_2 -cipher $3" ;;
+  esac
+}
+
+# Phases 1 and 2: every suite through nginx under $T/$1.cnf, fetched by curl and s_client
+# (s_client sends HTTP/1.0, after which nginx closes; the body is the last $size bytes).
+size=$((4 * 1024 * 1024))
+head -c "$size" /dev/urandom >"$T/www/big"
+want=$(sha256sum <"$T/www/big" | cut -d' ' -f1)
+fetch() {
+  if [ "$1" = curl ]; then
+    curl -sS --fail -k $(pin curl "$2" "$3") "https://127.0.0.1:$port/big"
+  else
+    printf 'GET /big HTTP/1.0\r\n\r\n' |
+      openssl s_client -quiet -connect 127.0.0.1:$port $(pin s_client "$2" "$3") | tail -c "$size"
+  fi
+}
+nginx_matrix() {
+  echo "--- nginx, 2 workers, $1.cnf"
+  start_nginx "$1" 2 || return 0
+  while read -r v suite alg <&3; do
+    for client in curl s_client; do
+      what="$1 $client TLSv$v $suite:"
+      t0=$(now)
+      before=$(stats_of "$1" "$alg" "$(workers)")
+      sum=$(fetch $client "$v" "$suite" 2>"$T/client.err" | sha256sum | cut -d' ' -f1)
+      logged=$(tail -n1 "$T/access.log")
+      if [ "$sum" != "$want" ]; then
+        bad "$what wrong body ($(since "$t0")): $(tail -n2 "$T/client.err" | tr '\n' ' ')"
+      elif [ "$logged" != "TLSv$v $suite 200 $size" ]; then
+        bad "$what nginx logged '$logged'"
+      elif [ "$alg" = - ]; then
+        ok "$what body ok ($(since "$t0"))"
+      elif r=$(offloaded $before $(stats_of "$1" "$alg" "$(workers)") "$alg" "$size"); then
+        ok "$what $r ($(since "$t0"))"
+      else
+        bad "$what $r ($(since "$t0")): wanted >= $size kernel bytes, no software op"
+      fi
+    done
+  done 3<<EOF
+$suites
+EOF
+}
+
+# Socket inodes of process $1 that are in none of /proc/net's TCP, UDP, Unix and netlink
+# tables: its AF_ALG sockets (nginx opens no other kind).
+alg_sockets() {
+  { awk 'FNR > 1 { print $10 }' /proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6 \
+        /proc/net/netlink
+    awk 'NR > 1 { print $7 }' /proc/net/unix; } | sort -u >"$T/known"
+  ls -l "/proc/$1/fd" | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p' | sort -u | comm -23 - "$T/known"
+}
+not_shared() {
+  counts= files=
+  for p in "$master" $(workers); do
+    counts="$counts $(alg_sockets "$p" | tee "$T/alg.$p" | wc -l)"
+    files="$files $T/alg.$p"
+  done
+  shared=$(sort $files | uniq -d | wc -l)
+  what="AF_ALG sockets in the master and the workers:$counts, $shared shared"
+  if [ "$shared" -eq 0 ]; then ok "$what"; else bad "$what"; fi
+}
+
+# nginx's own view: no handshake failure, no crash.
+clean_log() {
+  if grep -E 'SSL_do_handshake|exited on signal|\[(alert|emerg)\]' "$T/error.log" >"$T/err"; then
+    bad "nginx error log: $(head -n3 "$T/err" | tr '\n' ' ')"
+  else
+    ok "nginx error log: no handshake failure, no crash"
+  fi
+}
+
+# Phase 3: s_server -rev sends back each line reversed; both ends under any.cnf.
+server_matrix() {
+  echo "--- openssl s_server -rev and s_client, both with any.cnf"
+  head -c 1000000 /dev/urandom | base64 -w 4096 >"$T/lines"
+  perl -lne 'print scalar reverse' "$T/lines" >"$T/reversed"
+  bytes=$(($(wc -c <"$T/lines") * 2))
+  OPENSSL_CONF=$T/any.cnf openssl s_server -rev -accept 127.0.0.1:$sport -cert "$T/cert.pem" \
+      -key "$T/key.pem" -cipher "$tls12" >"$T/server.out" 2>"$T/server.err" &
+  server=$!
+  until grep -q ACCEPT "$T/server.out"; do sleep 0.1; done
+  while read -r v suite alg <&3; do
+    what="s_server/s_client TLSv$v $suite:"
+    t0=$(now)
+    before=$(stats_of any "$alg" "$server")
+    { cat "$T/lines"; echo CLOSE; } | OPENSSL_CONF=$T/any.cnf \
+        openssl s_client -quiet -connect 127.0.0.1:$sport $(pin s_client "$v" "$suite") \
+        >"$T/back" 2>"$T/client.err" || true
+    if ! cmp -s "$T/back" "$T/reversed"; then
+      bad "$what lines not sent back ($(since "$t0")): $(tail -n2 "$T/client.err" | tr '\n' ' ')"
+    elif [ "$(grep '^Ciphersuite:' "$T/server.err" | tail -n1)" != "Ciphersuite: $suite" ]; then
+      bad "$what the server did not log the suite"
+    elif [ "$alg" = - ]; then
+      ok "$what lines back ($(since "$t0"))"
+    elif r=$(offloaded $before $(stats_of any "$alg" "$server") "$alg" "$bytes"); then
+      ok "$what $r in the server ($(since "$t0"))"
+    else
+      bad "$what $r in the server ($(since "$t0")): wanted >= $bytes kernel bytes, no software op"
+    fi
+  done 3<<EOF
+$suites
+EOF
+  stop "$server"
+  server=
+}
+
+# Phase 4: a worker allowed 2 descriptors more than it holds idle. A connection takes one
+# for its TCP socket, so the provider has at most one left for the AF_ALG sockets each
+# connection's record contexts, digests and key derivation want: it runs out on every
+# connection and must go on in software. nginx still accepts (a refused accept is retried),
+# and every handshake and transfer must succeed; the statistics must show software work.
+fd_limit() {
+  n=32 par=2
+  head -c 65536 /dev/urandom >"$T/www/small"
+  small=$(sha256sum <"$T/www/small" | cut -d' ' -f1)
+  start_nginx fd 1 || return 0
+  curl -sSk -o /dev/null "https://127.0.0.1:$port/small" # the worker's lasting descriptors
+  sleep 1
+  idle=$(ls "/proc/$(workers)/fd" | wc -l)
+  stop_nginx
+  start_nginx fd 1 "worker_rlimit_nofile $((idle + 2));" || return 0
+  echo "--- nginx, 1 worker limited to $((idle + 2)) descriptors; $n connections, $par at a time"
+  t0=$(now)
+  before=$(stats_of fd AES-128-GCM "$(workers)")
+  curl -sS --no-progress-meter -k --parallel --parallel-max $par \
+       $(pin curl 1.3 TLS_AES_128_GCM_SHA256) --create-dirs -o "$T/many/#1" \
+       "https://127.0.0.1:$port/small?[1-$n]" 2>"$T/client.err" || true
+  set -- $before $(stats_of fd AES-128-GCM "$(workers)")
+  good=$(sha256sum "$T/many"/* 2>/dev/null | grep -c "^$small ") || true
+  what="$good of $n transfers right, AES-128-GCM $(($4 - $1)) kernel ops, $(($6 - $3)) software"
+  what="$what ops, $(grep -c 'Too many open files' "$T/error.log") refused accepts ($(since "$t0"))"
+  if [ "$good" -eq $n ] && [ $(($6 - $3)) -gt 0 ]; then
+    ok "$what"
+  else
+    bad "$what: wanted every transfer and software ops; $(tail -n2 "$T/client.err")"
+  fi
+  clean_log
+  stop_nginx
+}
+
+# Bulk throughput, MB/s: the best of 3 downloads of 32 MiB with curl. The two servers take
+# turns, so that load from elsewhere on the machine falls on both alike.
+bench() {
+  head -c $((32 * 1024 * 1024)) /dev/urandom >"$T/www/bulk"
+  for run in 1 2 3; do
+    for cfg in plain ccree; do
+      if [ $cfg = ccree ]; then start_nginx bench 1; else start_nginx "" 1; fi
+      for v in 1.3 1.2; do
+        suite=$(echo "$suites" | awk -v v="$v" '$1 == v && $3 == "AES-128-GCM" { print $2 }')
+        curl -sS --fail -k $(pin curl "$v" "$suite") -o /dev/null -w "$v $cfg %{speed_download}\n" \
+             "https://127.0.0.1:$port/bulk" |
+          awk '{ printf "TLSv%s %s: %.1f MB/s\n", $1, $2, $3 / 1e6; print $1, $2, $3 / 1e6 >>f }' \
+              f="$T/speeds"
+      done
+      stop_nginx
+    done
+  done
+  echo "bulk download of 32 MiB by curl from nginx, best of 3, MB/s"
+  echo "ccree: drivers = any, offload-min at its default; plain: OpenSSL's default provider"
+  awk '$3 > s[$1 " " $2] { s[$1 " " $2] = $3 } END {
+         printf "%-8s %-12s %8s %8s %6s\n", "TLS", "suite", "plain", "ccree", "ratio"
+         for (i = 0; i < 2; i++) { v = i ? "1.2" : "1.3"; p = s[v " plain"]; c = s[v " ccree"]
+           printf "%-8s %-12s %8.1f %8.1f %6.2f\n", "TLSv" v, "AES-128-GCM", p, c, c / p } }' "$T/speeds"
+}
+
+if [ "${1:-}" = bench ]; then
+  cnf bench
+  bench
+  exit 0
+fi
+cnf any -e "$zero" -e "$(stats any)"
+cnf strict -e "$zero" -e "$(stats strict)" -e 's/^fallback = .*/fallback = no/'
+cnf fd -e "$zero" -e "$(stats fd)"
+start=$(now)
+for c in any strict; do
+  nginx_matrix $c
+  if [ -n "$master" ]; then
+    [ $c = strict ] || not_shared
+    clean_log
+    stop_nginx
+  fi
+done
+server_matrix
+fd_limit
+echo "tls.sh took $(since "$start")"
+echo "$pass passed, $failed failed"
+[ "$failed" -eq 0 ]
