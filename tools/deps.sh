@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs what ccree needs to build and test on Debian 12 (run as root).
-# Usage: sh tools/deps.sh [deb] [tls] [arm64]
+# Usage: sh tools/deps.sh [deb] [tls] [bench] [arm64]
 #   deb    also what dpkg-buildpackage needs (debhelper)
 #   tls    also nginx and curl, which test/tls.sh runs in the VM
+#   bench  also what test/bench/run.sh needs (libkcapi for its floor loop, gnuplot)
 #   arm64  also the aarch64 cross compiler, the arm64 libraries that
 #          cmake/aarch64-linux-gnu.cmake builds against, and qemu-user
 set -eu
@@ -13,6 +14,7 @@ for set in "$@"; do
   case $set in
     deb) pkgs="$pkgs debhelper" ;;
     tls) pkgs="$pkgs nginx curl" ;;
+    bench) pkgs="$pkgs libkcapi-dev gnuplot-nox" ;;
     arm64)
       if ! dpkg --print-foreign-architectures | grep -qx arm64; then
         dpkg --add-architecture arm64
@@ -20,7 +22,7 @@ for set in "$@"; do
       fi
       pkgs="$pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross pkgconf:arm64 libssl-dev:arm64"
       pkgs="$pkgs libcmocka-dev:arm64 qemu-user-static" ;;
-    *) echo "usage: $0 [deb] [tls] [arm64]" >&2; exit 2 ;;
+    *) echo "usage: $0 [deb] [tls] [bench] [arm64]" >&2; exit 2 ;;
   esac
 done
 missing=
