@@ -92,7 +92,7 @@ static int kernel_send(struct hash_ctx *h, const unsigned char *in, size_t len, 
 
     if (first) {
         int fd = ccree_sock_valid(&h->op) ? h->op.fd
-                 : h->mac == NONE ? ccree_pool_take(&h->prov->pool[h->idx]) : -1;
+                 : h->mac == NONE ? ccree_pool_take(h->idx, h->prov) : -1;
 
         if (fd < 0)
             fd = afalg_open(CCREE_HASH, h->prov->path[h->idx].driver, h->key, h->keylen, 0);
@@ -233,7 +233,7 @@ static void hash_freectx(void *vctx)
     if (h == NULL)
         return;
     if (h->mac == NONE && h->state != H_KERNEL)
-        ccree_pool_put(&h->prov->pool[h->idx], &h->op);
+        ccree_pool_put(h->idx, h->prov, &h->op);
     ccree_sock_close(&h->op);
     EVP_MD_CTX_free(h->md);
     EVP_MAC_CTX_free(h->sw);

@@ -288,11 +288,11 @@ static void teardown(void *provctx)
     size_t i;
 
     for (i = 0; i < CCREE_NALGS; i++) {
-        ccree_pool_clear(&p->pool[i]);
         EVP_CIPHER_free(p->sw_cipher[i]);
         EVP_MD_free(p->sw_md[i]);
         EVP_MAC_free(p->sw_mac[i]);
     }
+    ccree_pool_drop(p);
     OSSL_PROVIDER_unload(p->legacy);
     OSSL_PROVIDER_unload(p->deflt);
     OSSL_LIB_CTX_free(p->libctx);
@@ -375,7 +375,6 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     static CRYPTO_ONCE once = CRYPTO_ONCE_STATIC_INIT;
     const OSSL_DISPATCH *f;
     struct ccree_prov *p;
-    size_t i;
 
     for (f = in; f->function_id != 0; f++) {
         switch (f->function_id) {
@@ -396,8 +395,6 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     if ((p = OPENSSL_zalloc(sizeof(*p))) == NULL)
         return 0;
     p->handle = handle;
-    for (i = 0; i < CCREE_NALGS; i++)
-        ccree_pool_init(&p->pool[i]);
     if (!ccree_read_config(handle, core_get_params, p)) {
         teardown(p);
         return 0;

@@ -31,7 +31,6 @@ struct ccree_prov {
     EVP_MD *sw_md[CCREE_NALGS];
     EVP_MAC *sw_mac[CCREE_NALGS];
     OSSL_ALGORITHM lists[3][CCREE_NALGS + 1]; /* offered, by enum ccree_op */
-    struct ccree_pool pool[CCREE_NALGS]; /* idle sockets of the digests */
 };
 
 enum {

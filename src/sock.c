@@ -6,132 +6,155 @@
 #include "afalg.h"
 #include "stats.h"
 
-static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ccree_sock *tracked;
-static unsigned int generation;
-
-void ccree_pool_init(struct ccree_pool *p)
-{
-    pthread_mutex_init(&p->lock, NULL);
-    p->n = 0;
-}
-
-void ccree_pool_clear(struct ccree_pool *p)
-{
-    while (p->n > 0)
-        afalg_close(&p->fd[--p->n]);
-    pthread_mutex_destroy(&p->lock);
-}
-
-int ccree_pool_take(struct ccree_pool *p)
-{
-    int fd = -1;
-
-    pthread_mutex_lock(&p->lock);
-    while (fd < 0 && p->n > 0) {
-        p->n--;
-        if (p->gen[p->n] == generation)
-            fd = p->fd[p->n];
-        else
-            afalg_close(&p->fd[p->n]); /* the parent's */
-    }
-    pthread_mutex_unlock(&p->lock);
-    return fd;
-}
-
-void ccree_pool_put(struct ccree_pool *p, struct ccree_sock *s)
-{
-    if (!ccree_sock_valid(s))
-        return;
-    ccree_sock_track(s, 0);
-    pthread_mutex_lock(&p->lock);
-    if (p->n < CCREE_POOL) {
-        p->gen[p->n] = s->gen;
-        p->fd[p->n++] = s->fd;
-        s->fd = -1;
-    }
-    pthread_mutex_unlock(&p->lock);
-    afalg_close(&s->fd);
-}
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ccree_sock *listed; /* every open socket of a context */
+static struct {
+    int fd;
+    const void *owner;
+} pool[CCREE_NALGS][CCREE_POOL];
+static int pooled[CCREE_NALGS];
 
 void ccree_sock_init(struct ccree_sock *s)
 {
     *s = (struct ccree_sock){ .fd = -1, .clone = -1 };
 }
 
-/* False when there is no socket; a socket inherited across fork() is dropped here. */
-int ccree_sock_valid(struct ccree_sock *s)
+int ccree_sock_valid(const struct ccree_sock *s)
 {
-    if (s->fd >= 0 && s->gen != generation)
-        afalg_close(&s->fd);
     return s->fd >= 0;
+}
+
+static void unlist(struct ccree_sock *s)
+{
+    if (s->prev != NULL)
+        s->prev->next = s->next;
+    else
+        listed = s->next;
+    if (s->next != NULL)
+        s->next->prev = s->prev;
+    s->listed = 0;
 }
 
 void ccree_sock_set(struct ccree_sock *s, int fd)
 {
     s->fd = fd;
-    s->gen = generation;
+    if (s->listed)
+        return;
+    pthread_mutex_lock(&lock);
+    s->prev = NULL;
+    s->next = listed;
+    if (listed != NULL)
+        listed->prev = s;
+    listed = s;
+    s->listed = 1;
+    pthread_mutex_unlock(&lock);
 }
 
 void ccree_sock_track(struct ccree_sock *s, int on)
 {
-    if (s->tracked == on)
-        return;
-    pthread_mutex_lock(&tracked_lock);
-    if (on) {
-        s->prev = NULL;
-        s->next = tracked;
-        if (tracked != NULL)
-            tracked->prev = s;
-        tracked = s;
-    } else {
-        if (s->prev != NULL)
-            s->prev->next = s->next;
-        else
-            tracked = s->next;
-        if (s->next != NULL)
-            s->next->prev = s->prev;
-    }
+    pthread_mutex_lock(&lock);
     s->tracked = on;
-    pthread_mutex_unlock(&tracked_lock);
+    pthread_mutex_unlock(&lock);
 }
 
 void ccree_sock_close(struct ccree_sock *s)
 {
-    ccree_sock_track(s, 0);
+    if (s->listed) {
+        pthread_mutex_lock(&lock);
+        unlist(s);
+        pthread_mutex_unlock(&lock);
+    }
+    s->tracked = 0;
     afalg_close(&s->fd);
+}
+
+int ccree_pool_take(size_t idx, const void *owner)
+{
+    int i, fd = -1;
+
+    pthread_mutex_lock(&lock);
+    for (i = pooled[idx] - 1; i >= 0 && pool[idx][i].owner != owner; i--)
+        ;
+    if (i >= 0) {
+        fd = pool[idx][i].fd;
+        pool[idx][i] = pool[idx][--pooled[idx]];
+    }
+    pthread_mutex_unlock(&lock);
+    return fd;
+}
+
+void ccree_pool_put(size_t idx, const void *owner, struct ccree_sock *s)
+{
+    if (s->fd < 0)
+        return;
+    pthread_mutex_lock(&lock);
+    if (s->listed)
+        unlist(s);
+    s->tracked = 0;
+    if (pooled[idx] < CCREE_POOL) {
+        pool[idx][pooled[idx]].owner = owner;
+        pool[idx][pooled[idx]++].fd = s->fd;
+        s->fd = -1;
+    }
+    pthread_mutex_unlock(&lock);
+    afalg_close(&s->fd);
+}
+
+static void drop_where(const void *owner, int all)
+{
+    size_t idx;
+    int i;
+
+    for (idx = 0; idx < CCREE_NALGS; idx++)
+        for (i = pooled[idx] - 1; i >= 0; i--)
+            if (all || pool[idx][i].owner == owner) {
+                afalg_close(&pool[idx][i].fd);
+                pool[idx][i] = pool[idx][--pooled[idx]];
+            }
+}
+
+void ccree_pool_drop(const void *owner)
+{
+    pthread_mutex_lock(&lock);
+    drop_where(owner, 0);
+    pthread_mutex_unlock(&lock);
 }
 
 static void prepare(void)
 {
     struct ccree_sock *s;
 
-    pthread_mutex_lock(&tracked_lock);
-    for (s = tracked; s != NULL; s = s->next)
-        s->clone = afalg_clone(s->fd);
+    pthread_mutex_lock(&lock);
+    for (s = listed; s != NULL; s = s->next)
+        if (s->tracked)
+            s->clone = afalg_clone(s->fd);
 }
 
 static void parent(void)
 {
     struct ccree_sock *s;
 
-    for (s = tracked; s != NULL; s = s->next)
+    for (s = listed; s != NULL; s = s->next)
         afalg_close(&s->clone);
-    pthread_mutex_unlock(&tracked_lock);
+    pthread_mutex_unlock(&lock);
 }
 
+/* The child keeps none of the parent's sockets: clones of the tracked ones instead. */
 static void child(void)
 {
-    struct ccree_sock *s;
+    struct ccree_sock *s, *next;
 
-    generation++;
-    ccree_stats_forked();
-    for (s = tracked; s != NULL; s = s->next) {
+    for (s = listed; s != NULL; s = next) {
+        next = s->next;
         afalg_close(&s->fd);
-        ccree_sock_set(s, s->clone < 0 ? -1 : s->clone);
+        s->fd = s->clone;
         s->clone = -1;
+        if (s->fd < 0)
+            unlist(s);
     }
-    pthread_mutex_unlock(&tracked_lock);
+    drop_where(NULL, 1);
+    ccree_stats_forked();
+    pthread_mutex_unlock(&lock);
 }
 
 static int fork_ok;
