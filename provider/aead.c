@@ -106,7 +106,10 @@ static int kernel_ready(struct aead_ctx *c, size_t authsize)
     return 1;
 }
 
-/* aad || in to out and tag; aad is ours, the kernel writes it back. 0, -EBADMSG or -errno. */
+/*
+ * aad || in to out and tag, on a ready socket; aad is ours, the kernel writes it back. 0,
+ * -EBADMSG or -errno.
+ */
 static int kernel_oneshot(struct aead_ctx *c, unsigned char *aad, size_t aadlen,
                           const unsigned char *in, unsigned char *out, size_t len,
                           unsigned char *tag, size_t taglen)
@@ -117,8 +120,6 @@ static int kernel_oneshot(struct aead_ctx *c, unsigned char *aad, size_t aadlen,
     size_t kivlen = c->ivlen;
     int err;
 
-    if ((err = kernel_ready(c, taglen)) <= 0)
-        return err;
     if (c->gcm) {
         memcpy(kiv, c->iv, kivlen);
     } else { /* the counter block's flags: L - 1, then the nonce (RFC 3610) */
@@ -258,19 +259,34 @@ static int sw_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t aadle
 }
 
 /*
- * A whole message, aad || in to out with its tag, in the kernel when it can and the policy
- * says so, otherwise in the default provider: 1, 0 with an error raised, or -1 when a
- * decryption fails authentication (out wiped, no error raised: the caller's to say).
+ * A whole message, aad || in to out with its tag, on the path chosen (decide), the kernel
+ * failing over to the default provider: 1, 0 with an error raised, or -1 when a decryption
+ * fails authentication (out wiped, no error raised: the caller's to say).
  */
-static int oneshot(struct aead_ctx *c, unsigned char *aad, size_t aadlen, const unsigned char *in,
-                   unsigned char *out, size_t len, unsigned char *tag, size_t taglen)
+/* The path of a message of total bytes: 1 the kernel, 0 software (timed where both can). */
+static int decide(struct aead_ctx *c, size_t total, size_t taglen, struct ccree_choice *ch)
+{
+    if (kernel_can(c, total, taglen))
+        return ccree_choose(c->prov, c->idx, total, ch);
+    *ch = (struct ccree_choice){ .kernel = 0 };
+    return 0;
+}
+
+static int oneshot(struct aead_ctx *c, struct ccree_choice *ch, unsigned char *aad, size_t aadlen,
+                   const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+                   size_t taglen)
 {
     int err;
 
-    if (kernel_can(c, aadlen + len, taglen) && ccree_use_kernel(c->prov, c->idx, aadlen + len)) {
-        err = kernel_oneshot(c, aad, aadlen, in, out, len, tag, taglen);
+    if (ch->kernel) {
+        if ((err = kernel_ready(c, taglen)) > 0) {
+            ccree_start(ch);
+            err = kernel_oneshot(c, aad, aadlen, in, out, len, tag, taglen);
+        }
         if (err == 0 || err == -EBADMSG)
             ccree_count(c->idx, 0, 1, len);
+        if (err == 0)
+            ccree_ran(c->prov, ch);
         if (err == 0)
             return 1;
         if (err == -EBADMSG) {
@@ -278,12 +294,17 @@ static int oneshot(struct aead_ctx *c, unsigned char *aad, size_t aadlen, const 
             return -1;
         }
         c->kernel_off = 1;
+        ch->timed = 0;
         if (!ccree_kernel_failed(c->prov, c->idx, err))
             return 0;
     } else if (!software_ok(c)) {
         return 0;
     }
-    return sw_oneshot(c, aad, aadlen, in, out, len, tag, taglen);
+    ccree_start(ch);
+    err = sw_oneshot(c, aad, aadlen, in, out, len, tag, taglen);
+    if (err > 0)
+        ccree_ran(c->prov, ch);
+    return err;
 }
 
 /* A one-shot as the end of an operation: an authentication failure is an error. */
@@ -291,8 +312,11 @@ static int oneshot_final(struct aead_ctx *c, unsigned char *aad, size_t aadlen,
                          const unsigned char *in, unsigned char *out, size_t len,
                          unsigned char *tag, size_t taglen)
 {
-    int ok = oneshot(c, aad, aadlen, in, out, len, tag, taglen);
+    struct ccree_choice ch;
+    int ok;
 
+    decide(c, aadlen + len, taglen, &ch);
+    ok = oneshot(c, &ch, aad, aadlen, in, out, len, tag, taglen);
     return ok < 0 ? fail(c, CCREE_R_BAD_DECRYPT, "tag mismatch") : ok;
 }
 
@@ -364,7 +388,7 @@ static int gcm_final(struct aead_ctx *c)
     if (c->msg == MSG_ONESHOT)
         return 1;
     ok = c->msg == MSG_STREAM ? sw_gcm_final(c, c->tag, taglen)
-                              : oneshot(c, c->buf, c->aadlen, NULL, NULL, 0, c->tag, taglen);
+                              : oneshot_final(c, c->buf, c->aadlen, NULL, NULL, 0, c->tag, taglen);
     c->taglen = taglen;
     return ok < 0 ? fail(c, CCREE_R_BAD_DECRYPT, "tag mismatch") : ok;
 }
@@ -372,30 +396,36 @@ static int gcm_final(struct aead_ctx *c)
 static int gcm_data(struct aead_ctx *c, unsigned char *out, const unsigned char *in, size_t len)
 {
     size_t taglen = c->enc ? TAG_MAX : c->taglen;
-    int ok;
+    struct ccree_choice ch;
+    int ok, first = c->msg == MSG_AAD && (c->enc || c->tagset)
+                    && c->aadlen + len + TAG_MAX <= AFALG_MAX_REQUEST;
 
     if (c->msg == MSG_FAILED)
         return fail(c, CCREE_R_BAD_STATE, "with its tag set first, a decryption takes its data in "
                                           "one update");
     /* One-shot: encryption the kernel takes; decryption with its tag, so nothing unauthentic
      * is released. The data is kept for a replay should more come. */
-    if (c->msg == MSG_AAD && (c->enc || c->tagset) && c->aadlen + len + TAG_MAX <= AFALG_MAX_REQUEST
-        && (!c->enc
-            || (kernel_can(c, c->aadlen + len, TAG_MAX)
-                && ccree_use_kernel(c->prov, c->idx, c->aadlen + len)))) {
+    ch.timed = 0;
+    if (first && (decide(c, c->aadlen + len, taglen, &ch) || !c->enc)) {
         if (!reserve(c, c->aadlen + len))
             return fail(c, CCREE_R_SOFTWARE, "no memory");
         memcpy(c->buf + c->aadlen, in, len);
         c->datalen = len;
-        if ((ok = oneshot(c, c->buf, c->aadlen, c->buf + c->aadlen, out, len, c->tag, taglen)) == 0)
+        if ((ok = oneshot(c, &ch, c->buf, c->aadlen, c->buf + c->aadlen, out, len, c->tag, taglen))
+            == 0)
             return 0;
         /* A mismatch withholds the data (out is wiped): final fails, as in the default provider. */
         c->msg = ok > 0 ? MSG_ONESHOT : MSG_FAILED;
         c->taglen = taglen;
         return 1;
     }
-    if (!to_stream(c) || !sw_data(c, out, in, len))
+    /* An encryption in software: streamed, its data timed against the kernel's one-shots. */
+    if (!to_stream(c))
         return 0;
+    ccree_start(&ch);
+    if (!sw_data(c, out, in, len))
+        return 0;
+    ccree_ran(c->prov, &ch);
     c->datalen += len;
     return 1;
 }
@@ -916,9 +946,10 @@ int ccree_aead_answer(struct ccree_prov *p, size_t idx, int kernel, const unsign
         c->enc = c->keyed = 1;
         c->ivlen = 12;
         c->taglen = TAG_MAX;
-        err = kernel ? kernel_oneshot(c, c->buf, aadlen, msg, out, len, out + len, TAG_MAX)
-              : sw_oneshot(c, c->buf, aadlen, msg, out, len, out + len, TAG_MAX) > 0 ? 0
-                                                                                     : -EIO;
+        if (!kernel)
+            err = sw_oneshot(c, c->buf, aadlen, msg, out, len, out + len, TAG_MAX) > 0 ? 0 : -EIO;
+        else if ((err = kernel_ready(c, TAG_MAX)) > 0)
+            err = kernel_oneshot(c, c->buf, aadlen, msg, out, len, out + len, TAG_MAX);
     }
     aead_freectx(c);
     return err;

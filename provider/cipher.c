@@ -168,33 +168,31 @@ static int sw_update(struct cipher_ctx *c, unsigned char *out, const unsigned ch
     return 1;
 }
 
-/* The software context ready for this key, direction and IV. */
-static int sw_ready(struct cipher_ctx *c)
+/* The software context set up anew for this key, direction and IV. */
+static int sw_init(struct cipher_ctx *c)
 {
     unsigned int zero = 0;
     OSSL_PARAM params[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &zero),
                             OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE,
                                                    (char *)cts_names[c->cts_mode], 0),
                             OSSL_PARAM_END };
-    const EVP_CIPHER *cipher = NULL;
-    const unsigned char *key = NULL;
-    int ok = 1;
+    int rekey = !c->sw_keyed || c->sw_enc != c->enc;
 
     if (!is_cts(c))
         params[1] = OSSL_PARAM_construct_end();
     if (c->sw == NULL && (c->sw = EVP_CIPHER_CTX_new()) == NULL)
-        ok = 0;
-    else if (!c->sw_keyed || c->sw_enc != c->enc) {
-        cipher = c->prov->sw_cipher[c->idx];
-        key = c->key;
-    }
-    if (ok && (key != NULL || !c->sw_iv)) {
-        ok = EVP_CipherInit_ex2(c->sw, cipher, key, c->alg->ivlen ? c->iv : NULL, c->enc, params);
-        c->sw_keyed = ok;
-        c->sw_enc = c->enc;
-    }
-    c->sw_iv = ok;
-    return ok;
+        return 0;
+    c->sw_keyed = EVP_CipherInit_ex2(c->sw, rekey ? c->prov->sw_cipher[c->idx] : NULL,
+                                     rekey ? c->key : NULL, c->alg->ivlen ? c->iv : NULL, c->enc,
+                                     params);
+    c->sw_enc = c->enc;
+    return c->sw_iv = c->sw_keyed;
+}
+
+/* The software context ready for this key, direction and IV. */
+static int sw_ready(struct cipher_ctx *c)
+{
+    return (c->sw_iv && c->sw_keyed && c->sw_enc == c->enc) || sw_init(c);
 }
 
 static int sw_run(struct cipher_ctx *c, const struct seg *is, const struct seg *os, size_t off)
@@ -221,23 +219,36 @@ static int sw_run(struct cipher_ctx *c, const struct seg *is, const struct seg *
     return 1;
 }
 
-/* Whether this request goes to the kernel: 1 yes, 0 no, -1 it failed and software may not. */
-static int try_kernel(struct cipher_ctx *c, size_t total, int (*run)(struct cipher_ctx *, void *),
-                      void *arg)
+/*
+ * A request the policy sends to the kernel: 1 done, 0 it failed and software takes over, -1
+ * it failed and software may not.
+ */
+static int in_kernel(struct cipher_ctx *c, struct ccree_choice *ch,
+                     int (*run)(struct cipher_ctx *, void *), void *arg)
 {
     int err;
 
-    if (c->kernel_off || !ccree_use_kernel(c->prov, c->idx, total))
-        return 0;
     if ((err = kernel_ready(c)) > 0) {
         if (!sync_iv(c))
             return -1;
-        if ((err = run(c, arg)) == 0)
+        ccree_start(ch);
+        if ((err = run(c, arg)) == 0) {
+            ccree_ran(c->prov, ch);
             return 1;
+        }
         ccree_sock_close(&c->op); /* its state is unknown now */
     }
     c->kernel_off = 1;
     return ccree_kernel_failed(c->prov, c->idx, err) ? 0 : -1;
+}
+
+/* The path of a request of len bytes: 1 the kernel, 0 software. */
+static int choose(struct cipher_ctx *c, size_t len, struct ccree_choice *ch)
+{
+    if (!c->kernel_off)
+        return ccree_choose(c->prov, c->idx, len, ch);
+    *ch = (struct ccree_choice){ .kernel = 0 };
+    return 0;
 }
 
 struct request {
@@ -252,6 +263,25 @@ static int run_request(struct cipher_ctx *c, void *arg)
     return kernel_run(c, r->is, r->os, r->total, &r->done);
 }
 
+/* pre || in to out, and ks when given, in software; the kernel did none of it. */
+static int sw_process(struct cipher_ctx *c, struct ccree_choice *ch, unsigned char *out,
+                      const unsigned char *pre, size_t prelen, const unsigned char *in,
+                      size_t inlen, unsigned char *ks)
+{
+    static const unsigned char zero[MAXBLK];
+
+    ccree_start(ch);
+    if (!sw_ready(c) || (prelen > 0 && !sw_update(c, out, pre, prelen))
+        || (inlen > 0 && !sw_update(c, out + prelen, in, inlen))
+        || (ks != NULL && !sw_update(c, ks, zero, c->bs))) {
+        CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s in the default provider", c->alg->kname);
+        return 0;
+    }
+    ccree_ran(c->prov, ch);
+    ccree_count(c->idx, 1, 1, prelen + inlen + (ks ? c->bs : 0));
+    return 1;
+}
+
 /*
  * Runs pre || in (whole blocks) into out and, for CTR when ks is given, one more keystream
  * block into ks: in the kernel when the policy says so, otherwise (or for what the kernel
@@ -261,18 +291,26 @@ static int process(struct cipher_ctx *c, unsigned char *out, const unsigned char
                    const unsigned char *in, size_t inlen, unsigned char *ks)
 {
     static unsigned char zero[MAXBLK];
-    const struct seg is[3] = { { (unsigned char *)pre, prelen },
-                               { (unsigned char *)in, inlen },
-                               { zero, ks ? c->bs : 0 } };
-    const struct seg os[2] = { { out, prelen + inlen }, { ks, ks ? c->bs : 0 } };
-    struct request r = { is, os, prelen + inlen + (ks ? c->bs : 0), 0 };
+    size_t total = prelen + inlen + (ks ? c->bs : 0);
+    struct ccree_choice ch;
     int k;
 
-    if (r.total == 0)
+    if (total == 0)
         return 1;
-    if ((k = try_kernel(c, r.total, run_request, &r)) != 0)
-        return k > 0;
-    return sw_run(c, is, os, r.done);
+    if (choose(c, total, &ch)) {
+        const struct seg is[3] = { { (unsigned char *)pre, prelen },
+                                   { (unsigned char *)in, inlen },
+                                   { zero, ks ? c->bs : 0 } };
+        const struct seg os[2] = { { out, prelen + inlen }, { ks, ks ? c->bs : 0 } };
+        struct request r = { is, os, total, 0 };
+
+        if ((k = in_kernel(c, &ch, run_request, &r)) != 0)
+            return k > 0;
+        if (r.done > 0)
+            return sw_run(c, is, os, r.done);
+        ch.timed = 0;
+    }
+    return sw_process(c, &ch, out, pre, prelen, in, inlen, ks);
 }
 
 /*
@@ -325,6 +363,7 @@ static int run_unit(struct cipher_ctx *c, void *arg)
 static int unit_update(struct cipher_ctx *c, unsigned char *out, const unsigned char *in, size_t inl)
 {
     struct unit u = { out, in, inl };
+    struct ccree_choice ch;
     int k;
 
     if (c->updated) {
@@ -336,14 +375,14 @@ static int unit_update(struct cipher_ctx *c, unsigned char *out, const unsigned 
         return 0;
     }
     c->updated = is_cts(c);
-    if (inl <= AFALG_MAX_REQUEST && (k = try_kernel(c, inl, run_unit, &u)) != 0)
-        return k > 0;
-    if (!sw_ready(c) || !EVP_CipherUpdate(c->sw, out, &k, in, (int)inl)) {
-        CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s in the default provider", c->alg->kname);
-        return 0;
+    if (inl <= AFALG_MAX_REQUEST && choose(c, inl, &ch)) {
+        if ((k = in_kernel(c, &ch, run_unit, &u)) != 0)
+            return k > 0;
+        ch.timed = 0;
+    } else if (inl > AFALG_MAX_REQUEST) {
+        ch.timed = 0;
     }
-    ccree_count(c->idx, 1, 1, inl);
-    return 1;
+    return sw_process(c, &ch, out, NULL, 0, in, inl, NULL);
 }
 
 static void *cipher_dupctx(void *vctx)
@@ -489,7 +528,7 @@ static int ctr_update(struct cipher_ctx *c, unsigned char *out, const unsigned c
 
     for (; c->num != 0 && head < inl; head++, c->num = (c->num + 1) % bs)
         out[head] = in[head] ^ c->ks[c->num];
-    whole = (inl - head) / bs * bs;
+    whole = (inl - head) & ~(bs - 1);
     tail = inl - head - whole;
     if (!process(c, out + head, NULL, 0, in + head, whole, tail ? c->ks : NULL))
         return 0;
@@ -512,7 +551,7 @@ static int block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, 
         in += take;
         inl -= take;
     }
-    next = inl / bs * bs;
+    next = inl & ~(bs - 1);
     if (c->bufsz == bs && (c->enc || inl > 0 || !c->pad))
         pre = bs;
     if (next > 0 && !c->enc && c->pad && next == inl)

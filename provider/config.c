@@ -81,12 +81,12 @@ int ccree_read_config(const OSSL_CORE_HANDLE *h, OSSL_FUNC_core_get_params_fn *g
     if (ccree_drivers_parse(&p->drivers, drivers) != 0)
         return bad_config(h, "drivers", drivers,
                           "expected \"any\" or a comma-separated list of driver suffixes");
-    p->offload_min = CCREE_OFFLOAD_MIN_DEFAULT;
-    if (omin != NULL) {
+    p->offload_min = CCREE_AUTO;
+    if (omin != NULL && strcmp(omin, "auto") != 0) {
         errno = 0;
         v = strtoul(omin, &end, 10);
         if (*omin < '0' || *omin > '9' || *end != '\0' || errno != 0 || v > CCREE_OFFLOAD_MIN_MAX)
-            return bad_config(h, "offload-min", omin, "expected a byte count from 0 to 1048576");
+            return bad_config(h, "offload-min", omin, "expected auto or a byte count from 0 to 1048576");
         p->offload_min = v;
     }
     if (strcmp(fallback, "yes") == 0)

@@ -56,9 +56,13 @@ static void count(const struct hash_ctx *h, int software, size_t ops, size_t byt
         ccree_count(h->idx, software, ops, bytes);
 }
 
-static int use_kernel(const struct hash_ctx *h, size_t len)
+/* The path of a message of len bytes (or more): 1 the kernel, 0 software. */
+static int choose(const struct hash_ctx *h, size_t len, struct ccree_choice *ch)
 {
-    return h->idx != NONE && !h->sw_only && ccree_use_kernel(h->prov, h->idx, len);
+    if (h->idx != NONE && !h->sw_only)
+        return ccree_choose(h->prov, h->idx, len, ch);
+    *ch = (struct ccree_choice){ .kernel = 0 };
+    return 0;
 }
 
 /* --- the message engine -------------------------------------------------------------------- */
@@ -158,6 +162,7 @@ static int reserve(struct hash_ctx *h, size_t n)
 static int hash_update(void *vctx, const unsigned char *in, size_t inl)
 {
     struct hash_ctx *h = vctx;
+    struct ccree_choice ch;
 
     if (h->finalised)
         return fail(h, CCREE_R_FINALISED, "update after final");
@@ -175,7 +180,7 @@ static int hash_update(void *vctx, const unsigned char *in, size_t inl)
         h->used = h->buflen > h->used ? h->buflen : h->used;
         return 1;
     }
-    if (h->state == H_START && !use_kernel(h, h->buflen + inl)) {
+    if (h->state == H_START && !choose(h, h->buflen + inl, &ch)) { /* a long message: untimed */
         if (!soft_start(h) || !soft_update(h, h->buf, h->buflen))
             return 0;
         h->buflen = 0;
@@ -188,6 +193,7 @@ static int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz
 {
     struct hash_ctx *h = vctx;
     size_t mdsize = h->idx == NONE ? 0 : ccree_algs[h->idx].mdsize;
+    struct ccree_choice ch = { .timed = 0 };
     unsigned int n;
     int err;
 
@@ -198,9 +204,13 @@ static int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz
         return fail(h, CCREE_R_BAD_PARAM, "NULL output");
     if (outsz < mdsize)
         return fail(h, CCREE_R_OUTPUT_TOO_SMALL, "output buffer");
-    if (h->state == H_START && !use_kernel(h, h->buflen)
-        && (!soft_start(h) || !soft_update(h, h->buf, h->buflen)))
-        return 0;
+    /* A message all in the buffer: timed as a whole on the path it takes. */
+    if (h->state == H_START) {
+        choose(h, h->buflen, &ch);
+        ccree_start(&ch);
+        if (!ch.kernel && (!soft_start(h) || !soft_update(h, h->buf, h->buflen)))
+            return 0;
+    }
     if (h->state != H_SOFT && (h->state == H_START || h->buflen > 0)
         && !kernel_send(h, NULL, 0, 0))
         return 0;
@@ -219,6 +229,8 @@ static int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz
         ccree_sock_track(&h->op, 0);
         count(h, 0, 1, 0);
     }
+    if (ch.timed && ch.kernel == (h->state == H_KERNEL))
+        ccree_ran(h->prov, &ch);
     h->state = H_START;
     h->finalised = 1;
     h->buflen = 0;
@@ -284,7 +296,7 @@ static struct hash_ctx *hash_newctx(struct ccree_prov *p, size_t idx, size_t mac
     h->prov = p;
     h->idx = idx;
     h->mac = mac;
-    h->cap = p->offload_min > HBUF ? p->offload_min : HBUF;
+    h->cap = p->offload_min != CCREE_AUTO && p->offload_min > HBUF ? p->offload_min : HBUF;
     ccree_sock_init(&h->op);
     return h;
 }

@@ -51,11 +51,6 @@ void ccree_raise(const OSSL_CORE_HANDLE *h, int reason, const char *file, int li
     va_end(ap);
 }
 
-int ccree_use_kernel(const struct ccree_prov *p, size_t idx, size_t len)
-{
-    return p->path[idx].offload && (!p->fallback || len >= p->offload_min);
-}
-
 int ccree_check_path(const struct ccree_prov *p, size_t idx)
 {
     if (p->path[idx].offload || p->fallback)

@@ -11,9 +11,22 @@
 #include "sock.h"
 #include "stats.h"
 
-/* Default offload-min: see README ("Choosing offload-min"). */
-#define CCREE_OFFLOAD_MIN_DEFAULT 16384
 #define CCREE_OFFLOAD_MIN_MAX 1048576
+#define CCREE_AUTO SIZE_MAX /* offload-min = auto, the default: see choose.c */
+#define CCREE_CLASSES 18    /* request sizes by powers of two: 1 B to 128 KiB and more */
+
+/* offload-min = auto: per size class, a request's time [0] in the kernel, [1] in software. */
+struct ccree_timing {
+    _Atomic uint32_t ns[CCREE_CLASSES][2]; /* a moving average; 0: not measured yet */
+    _Atomic uint32_t calls[CCREE_CLASSES];
+};
+
+/* A request's path, and its timing (choose.c). */
+struct ccree_choice {
+    size_t idx, cls;
+    int kernel, timed;
+    uint64_t start;
+};
 
 struct ccree_prov {
     const OSSL_CORE_HANDLE *handle;
@@ -31,6 +44,7 @@ struct ccree_prov {
     EVP_MD *sw_md[CCREE_NALGS];
     EVP_MAC *sw_mac[CCREE_NALGS];
     OSSL_ALGORITHM lists[3][CCREE_NALGS + 1]; /* offered, by enum ccree_op */
+    struct ccree_timing timing[CCREE_NALGS];
 };
 
 enum {
@@ -73,8 +87,14 @@ int ccree_tls_explicit_iv(int version);
 int ccree_tls_cbc_unpad(int version, unsigned char *rec, size_t *len, size_t bs, size_t macsize,
                         unsigned char *mac, OSSL_LIB_CTX *libctx);
 
-/* 1 when a request of len bytes goes to the kernel, 0 when to the default provider. */
-int ccree_use_kernel(const struct ccree_prov *p, size_t idx, size_t len);
+/*
+ * The path of a request of len bytes: 1 the kernel, 0 the default provider. Where it goes on
+ * to run, ccree_start just before the request (after any socket set-up) and ccree_ran after it
+ * succeeded time it for offload-min = auto.
+ */
+int ccree_choose(struct ccree_prov *p, size_t idx, size_t len, struct ccree_choice *ch);
+void ccree_start(struct ccree_choice *ch);
+void ccree_ran(struct ccree_prov *p, const struct ccree_choice *ch);
 /* At init: fails with an error when the algorithm has no kernel path and fallback = no. */
 int ccree_check_path(const struct ccree_prov *p, size_t idx);
 /* Raises the error of a failed kernel request; 1 when software may take over. */

@@ -1,0 +1,80 @@
+/*
+ * Which path a request takes. With a number for offload-min, a threshold. With "auto", each
+ * algorithm measures, per size class, how long a request takes in the kernel and in software,
+ * and sends each request the faster way; now and then it sends one the other way to keep that
+ * measurement current, more rarely the slower that way is.
+ */
+#include <time.h>
+
+#include "prov.h"
+
+#define EXPLORE 32     /* the slower path gets one request in EXPLORE times how much slower */
+#define RATIO_MAX 1024 /* ... it is, up to this */
+#define REFRESH 32     /* one request in REFRESH on the faster path is timed too */
+
+static size_t size_class(size_t len)
+{
+    size_t c = 0;
+
+    while (len > 1 && c < CCREE_CLASSES - 1) {
+        len >>= 1;
+        c++;
+    }
+    return c;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+int ccree_choose(struct ccree_prov *p, size_t idx, size_t len, struct ccree_choice *ch)
+{
+    struct ccree_timing *t = &p->timing[idx];
+    uint32_t k, s, n, ratio;
+    size_t c;
+
+    ch->timed = 0;
+    if (!p->path[idx].offload || !p->fallback || p->offload_min != CCREE_AUTO)
+        return ch->kernel = p->path[idx].offload && (!p->fallback || len >= p->offload_min);
+    ch->idx = idx;
+    ch->cls = c = size_class(len);
+    k = atomic_load_explicit(&t->ns[c][0], memory_order_relaxed);
+    s = atomic_load_explicit(&t->ns[c][1], memory_order_relaxed);
+    n = atomic_load_explicit(&t->calls[c], memory_order_relaxed);
+    atomic_store_explicit(&t->calls[c], n + 1, memory_order_relaxed); /* a lost count is fine */
+    ch->timed = 1;
+    if (k == 0 || s == 0) /* measure each path once first */
+        return ch->kernel = k == 0;
+    ratio = k < s ? (s + k - 1) / k : (k + s - 1) / s;
+    if (n % (EXPLORE * (ratio < RATIO_MAX ? ratio : RATIO_MAX)) == 0)
+        return ch->kernel = k >= s;
+    ch->timed = n % REFRESH == 0;
+    return ch->kernel = k < s;
+}
+
+void ccree_start(struct ccree_choice *ch)
+{
+    if (ch->timed)
+        ch->start = now_ns();
+}
+
+void ccree_ran(struct ccree_prov *p, const struct ccree_choice *ch)
+{
+    _Atomic uint32_t *avg;
+    uint64_t ns;
+    uint32_t old;
+
+    if (!ch->timed)
+        return;
+    ns = now_ns() - ch->start;
+    ns = ns == 0 ? 1 : ns > UINT32_MAX ? UINT32_MAX : ns;
+    avg = &p->timing[ch->idx].ns[ch->cls][!ch->kernel];
+    old = atomic_load_explicit(avg, memory_order_relaxed);
+    /* A moving average: one request moves it an eighth of the way. */
+    atomic_store_explicit(avg, old == 0 ? (uint32_t)ns : old - old / 8 + (uint32_t)(ns / 8),
+                          memory_order_relaxed);
+}
