@@ -3,9 +3,11 @@
  *
  *  - a fixed-seed PRNG (splitmix64) so sizes/chunkings are reproducible,
  *  - chunking generator and hex/chunk printers for failure reports,
- *  - a search of the error queue,
+ *  - a search of the error queue, and the rule for a subject's errors,
+ *  - a log of calls for failure reports,
  *  - readers for the ccree provider counters ("ccree-offload-ops", ...)
- *    and a parser for the "ccree-algorithms" table, and one algorithm's line of it.
+ *    and a parser for the "ccree-algorithms" table, and one algorithm's line of it,
+ *  - the counter rule every test applies to the work it sends through an algorithm.
  *
  * Header-only; everything is static inline (no unused-function warnings).
  */
@@ -13,6 +15,7 @@
 #define CCREE_TESTUTIL_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +183,60 @@ static inline int tu_error_says(const char *want)
             found = 1;
     }
     return *want == '\0' ? any : found;
+}
+
+/* The errors on the queue (their library and reason), taken off it. */
+typedef struct {
+    int n;
+    unsigned long e[16];
+} tu_errs;
+
+static inline void tu_take_errors(tu_errs *x)
+{
+    unsigned long e;
+
+    x->n = 0;
+    while ((e = ERR_get_error()) != 0)
+        if (x->n < 16)
+            x->e[x->n++] = ERR_PACK(ERR_GET_LIB(e), 0, ERR_GET_REASON(e));
+}
+
+/*
+ * Whether a subject's failure shows as it must, next to the oracle's failure of the same call:
+ * with ccree's error, or with exactly the oracle's errors (raised by libcrypto before any
+ * provider, or passed on from the default provider); ccree never fails silently. Another
+ * subject (the test checking itself) must give exactly the oracle's errors.
+ */
+static inline int tu_failure_ok(const char *subject, const tu_errs *s, const tu_errs *o)
+{
+    int i, ccree = strcmp(subject, "ccree") == 0;
+    const char *lib;
+
+    for (i = 0; ccree && i < s->n; i++)
+        if ((lib = ERR_lib_error_string(s->e[i])) != NULL && strcmp(lib, "ccree") == 0)
+            return 1;
+    if (s->n != o->n || (ccree && s->n == 0))
+        return 0;
+    for (i = 0; i < s->n; i++)
+        if (s->e[i] != o->e[i])
+            return 0;
+    return 1;
+}
+
+/* A log of the calls a test made, for its failure report. */
+typedef struct {
+    char s[4096];
+    size_t n;
+} tu_log;
+
+static inline void tu_note(tu_log *l, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    if (l->n < sizeof(l->s) - 128)
+        l->n += (size_t)vsnprintf(l->s + l->n, sizeof(l->s) - l->n, fmt, ap);
+    va_end(ap);
 }
 
 /* ------------------------------------------------------------------ */
@@ -365,6 +422,94 @@ static inline tu_alg_info tu_alg(OSSL_PROVIDER *prov, const char *name)
         exit(1);
     }
     return a;
+}
+
+/* ------------------------------------------------------------------ */
+/* the counter rule                                                     */
+/* ------------------------------------------------------------------ */
+
+/* CCREE_REQUIRE_OFFLOAD=1: the VM's run (drivers = any, offload-min = 0). */
+static inline int tu_require_offload(void)
+{
+    const char *e = getenv("CCREE_REQUIRE_OFFLOAD");
+
+    return e != NULL && strcmp(e, "1") == 0;
+}
+
+/* Whether /proc/crypto has an implementation named kname. */
+static inline int tu_kernel_lists(const char *kname)
+{
+    FILE *f = fopen("/proc/crypto", "re");
+    char line[256], key[32], val[160];
+    int found = 0;
+
+    if (f == NULL)
+        return 0;
+    while (!found && fgets(line, sizeof(line), f) != NULL)
+        found = sscanf(line, "%31s : %159[^\n]", key, val) == 2 && strcmp(key, "name") == 0
+                && strcmp(val, kname) == 0;
+    fclose(f);
+    return found;
+}
+
+/*
+ * The state an algorithm must be in. With CCREE_REQUIRE_OFFLOAD=1 that is "offload" where
+ * /proc/crypto lists its kernel name, else "software", which is then said once per algorithm
+ * (offload cannot be shown for what the kernel lacks). Without it, the state ccree reports.
+ */
+static inline const char *tu_expected_state(const tu_alg_info *a)
+{
+    static char said[4096];
+    char tag[80];
+
+    if (!tu_require_offload())
+        return a->state;
+    if (tu_kernel_lists(a->kname))
+        return "offload";
+    snprintf(tag, sizeof(tag), "|%s|", a->name);
+    if (strstr(said, tag) == NULL && strlen(said) + strlen(tag) < sizeof(said)) {
+        strcat(said, tag);
+        printf("offload could not be shown for %s: no %s in /proc/crypto (ccree: %s)\n", a->name,
+               a->kname, a->reason);
+        fflush(stdout);
+    }
+    return "software";
+}
+
+/*
+ * The counter rule for work a test sent through one algorithm between two readings of its
+ * line: the algorithm is in its expected state, and its ops grew on that path only. small:
+ * some calls were below offload-min, which an offloaded algorithm serves in software unless
+ * offload is required (offload-min = 0). Returns 1, or prints what is wrong and returns 0.
+ */
+static inline int tu_counter_rule(const tu_alg_info *before, const tu_alg_info *after, int small)
+{
+    const char *want = tu_expected_state(after);
+    uint64_t oo = after->offload_ops - before->offload_ops;
+    uint64_t ob = after->offload_bytes - before->offload_bytes;
+    uint64_t fo = after->fallback_ops - before->fallback_ops;
+    const char *bad = NULL;
+
+    if (strcmp(after->state, want) != 0 || strcmp(before->state, after->state) != 0)
+        bad = "wrong state";
+    else if (after->offload_ops < before->offload_ops || after->offload_bytes < before->offload_bytes
+             || after->fallback_ops < before->fallback_ops
+             || after->fallback_bytes < before->fallback_bytes)
+        bad = "a counter went backwards";
+    else if (strcmp(want, "software") == 0)
+        bad = fo == 0 ? "no software op" : oo + ob != 0 ? "kernel ops in state software" : NULL;
+    else if (small && !tu_require_offload())
+        bad = oo + fo == 0 ? "no op counted" : NULL;
+    else if (oo == 0 || ob == 0)
+        bad = "no kernel op";
+    else if (tu_require_offload() && fo != 0)
+        bad = "software ops where offload is required";
+    if (bad == NULL)
+        return 1;
+    fprintf(stderr, "%s: %s (state %s, expected %s, driver '%s', reason '%s'; kernel ops +%llu, "
+            "software ops +%llu)\n", after->name, bad, after->state, want, after->driver,
+            after->reason, (unsigned long long)oo, (unsigned long long)fo);
+    return 0;
 }
 
 #endif /* CCREE_TESTUTIL_H */
