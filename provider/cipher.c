@@ -26,7 +26,7 @@ struct cipher_ctx {
     size_t idx;
     const struct ccree_alg *alg;
     size_t bs; /* the cipher's block: 8 or 16 bytes */
-    int enc, pad, keyed;
+    int enc, pad, keyed, iv_set;
     int cts_mode, updated; /* CBC-CTS: one update per init */
     unsigned char key[64];
     unsigned char oiv[MAXBLK], iv[MAXBLK]; /* iv: next IV or counter, unless sw_iv */
@@ -370,6 +370,10 @@ static int unit_update(struct cipher_ctx *c, unsigned char *out, const unsigned 
         CCREE_RAISE(c->prov, CCREE_R_BAD_STATE, "%s takes one update per init", c->alg->kname);
         return 0;
     }
+    if (c->alg->mode == EVP_CIPH_XTS_MODE && !c->iv_set) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_STATE, "%s: no IV (tweak) set", c->alg->kname);
+        return 0;
+    }
     if (inl < 16 || inl > (c->alg->mode == EVP_CIPH_XTS_MODE ? XTS_UNIT_MAX : INT_MAX)) {
         CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", c->alg->kname, inl);
         return 0;
@@ -445,8 +449,7 @@ static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t ke
 {
     if (!ccree_check_path(c->prov, c->idx) || !sync_iv(c))
         return 0;
-    if (key != NULL && !set_key(c, key, keylen, enc))
-        return 0;
+    /* As the default provider: the IV is taken before the key, which may be refused. */
     if (iv != NULL && c->alg->ivlen) {
         if (ivlen != c->alg->ivlen) {
             CCREE_RAISE(c->prov, CCREE_R_BAD_IV_LENGTH, "%zu bytes, %s takes %zu", ivlen,
@@ -455,9 +458,12 @@ static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t ke
         }
         memcpy(c->oiv, iv, ivlen);
         memcpy(c->iv, iv, ivlen);
-    } else if (c->alg->mode == EVP_CIPH_CBC_MODE) {
-        memcpy(c->iv, c->oiv, c->alg->ivlen); /* as the default provider: CBC restarts from its IV */
+        c->iv_set = 1;
+    } else if (c->alg->mode == EVP_CIPH_CBC_MODE && c->iv_set) {
+        memcpy(c->iv, c->oiv, c->alg->ivlen); /* CBC restarts from the IV last given */
     }
+    if (key != NULL && !set_key(c, key, keylen, enc))
+        return 0;
     c->enc = enc;
     c->bufsz = 0;
     c->num = 0;
@@ -641,9 +647,11 @@ static int cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t out
     unsigned int pad, bad, i, bs = (unsigned int)c->bs;
 
     *outl = 0;
+    if (whole_messages(c)) /* as the default provider: nothing to finish, key or not */
+        return 1;
     if (!usable(c, NULL, 0))
         return 0;
-    if (c->alg->blocksize == 1 || is_cts(c) || (!c->pad && c->bufsz == 0))
+    if (c->alg->blocksize == 1 || (!c->pad && c->bufsz == 0))
         return 1;
     if (c->enc && c->pad) {
         memset(c->buf + c->bufsz, (int)(bs - c->bufsz), bs - c->bufsz);
@@ -789,8 +797,8 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
             && !OSSL_PARAM_set_uint(p, (unsigned int)c->pad))
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL
             && !OSSL_PARAM_set_uint(p, c->num))
-        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS_MODE)) != NULL
-            && (!is_cts(c) || !OSSL_PARAM_set_utf8_string(p, cts_names[c->cts_mode])))
+        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS_MODE)) != NULL && is_cts(c)
+            && !OSSL_PARAM_set_utf8_string(p, cts_names[c->cts_mode]))
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) != NULL
             && !OSSL_PARAM_set_octet_ptr(p, c->tls_mac, c->tls_maclen))
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_RANDOM_KEY)) != NULL

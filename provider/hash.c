@@ -392,15 +392,30 @@ static size_t find_row(struct hash_ctx *h, const char *name, const char **props)
     return i < CCREE_NALGS && strcmp(ccree_algs[i].names, ccree_algs[h->mac].names) == 0 ? i : NONE;
 }
 
+static int available(struct hash_ctx *h, const char *name, const char *props)
+{
+    void *impl;
+
+    ERR_set_mark();
+    if (is_cmac(h))
+        EVP_CIPHER_free(impl = EVP_CIPHER_fetch(h->prov->libctx, name, props));
+    else
+        EVP_MD_free(impl = EVP_MD_fetch(h->prov->libctx, name, props));
+    ERR_pop_to_mark();
+    return impl != NULL;
+}
+
 /* A MAC's settings that only software serves, and their bits in sw_only. */
 static const char *const sw_settings[] = { OSSL_MAC_PARAM_TLS_DATA_SIZE, OSSL_MAC_PARAM_DIGEST_NOINIT,
                                            OSSL_MAC_PARAM_DIGEST_ONESHOT };
 
 static int set_key(struct hash_ctx *h, const OSSL_PARAM *p)
 {
-    unsigned char *key = OPENSSL_malloc(p->data_size + 1); /* an empty key is a key */
+    unsigned char *key;
 
-    if (key == NULL)
+    if (p->data == NULL) /* as the default provider: the key stays */
+        return 1;
+    if ((key = OPENSSL_malloc(p->data_size + 1)) == NULL) /* an empty key is a key */
         return fail(h, CCREE_R_SOFTWARE, "no memory");
     if (p->data_size > 0)
         memcpy(key, p->data, p->data_size);
@@ -423,13 +438,16 @@ static int mac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     const char *under = is_cmac(h) ? OSSL_MAC_PARAM_CIPHER : OSSL_MAC_PARAM_DIGEST;
     OSSL_PARAM sw[MAX_PARAMS + 1];
     const OSSL_PARAM *p;
-    const char *name = NULL, *props = NULL;
+    const char *name = NULL, *props = NULL, *asked = NULL;
     size_t i, n = 0, row = h->named;
     uint64_t v;
 
     for (p = params; p != NULL && p->key != NULL; p++) {
-        if (strcmp(p->key, OSSL_MAC_PARAM_PROPERTIES) == 0)
+        if (strcmp(p->key, OSSL_MAC_PARAM_PROPERTIES) == 0) {
+            if (!OSSL_PARAM_get_utf8_string_ptr(p, &asked))
+                return fail(h, CCREE_R_BAD_PARAM, "properties");
             continue;
+        }
         if (n == MAX_PARAMS)
             return fail(h, CCREE_R_BAD_PARAM, "too many parameters");
         if (strcmp(p->key, under) == 0) {
@@ -439,6 +457,9 @@ static int mac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         }
         sw[n++] = *p;
     }
+    /* Properties asked for must find the digest or cipher, as in the default provider. */
+    if (name != NULL && asked != NULL && !available(h, name, asked))
+        return fail(h, CCREE_R_BAD_PARAM, "no such digest or cipher with these properties");
     if (props != NULL)
         sw[n++] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_PROPERTIES, (char *)props, 0);
     sw[n] = OSSL_PARAM_construct_end();
