@@ -11,7 +11,7 @@
 #  4. Many connections to a worker short of file descriptors: see fd_limit.
 # "sh test/tls.sh bench": bulk download throughput with and without the provider (no test).
 # Needs nginx and curl (sh tools/deps.sh tls) and a build in build/. Under TCG it takes about
-# 2.5 minutes, most of it the 35 transfers of 4 MiB (conf/README-nginx.md: what is slow).
+# 2.5 minutes, most of it the 35 transfers of 4 MiB (README.md, "Tests": what is slow).
 set -eu
 cd "$(dirname "$0")/.."
 top=$PWD
