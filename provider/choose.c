@@ -34,7 +34,7 @@ static uint64_t now_ns(void)
 int ccree_choose(struct ccree_prov *p, size_t idx, size_t len, struct ccree_choice *ch)
 {
     struct ccree_timing *t = &p->timing[idx];
-    uint32_t k, s, n, ratio;
+    uint32_t k, s, left, ratio;
     size_t c;
 
     ch->timed = 0;
@@ -44,15 +44,18 @@ int ccree_choose(struct ccree_prov *p, size_t idx, size_t len, struct ccree_choi
     ch->cls = c = size_class(len);
     k = atomic_load_explicit(&t->ns[c][0], memory_order_relaxed);
     s = atomic_load_explicit(&t->ns[c][1], memory_order_relaxed);
-    n = atomic_load_explicit(&t->calls[c], memory_order_relaxed);
-    atomic_store_explicit(&t->calls[c], n + 1, memory_order_relaxed); /* a lost count is fine */
+    left = atomic_load_explicit(&t->left[c], memory_order_relaxed);
     ch->timed = 1;
     if (k == 0 || s == 0) /* measure each path once first */
         return ch->kernel = k == 0;
-    ratio = k < s ? (s + k - 1) / k : (k + s - 1) / s;
-    if (n % (EXPLORE * (ratio < RATIO_MAX ? ratio : RATIO_MAX)) == 0)
+    if (left == 0) { /* the slower path's turn; the next in EXPLORE times the ratio */
+        ratio = k < s ? (s + k - 1) / k : (k + s - 1) / s;
+        left = EXPLORE * (ratio < RATIO_MAX ? ratio : RATIO_MAX);
+        atomic_store_explicit(&t->left[c], left, memory_order_relaxed);
         return ch->kernel = k >= s;
-    ch->timed = n % REFRESH == 0;
+    }
+    atomic_store_explicit(&t->left[c], left - 1, memory_order_relaxed); /* a lost count is fine */
+    ch->timed = left % REFRESH == 0;
     return ch->kernel = k < s;
 }
 

@@ -174,6 +174,33 @@ static const OSSL_ALGORITHM *query(void *provctx, int id, int *no_cache)
     return NULL;
 }
 
+/*
+ * offload-min = auto: one line per algorithm measured, tab-separated: its name, then a field
+ * per size class measured, "BYTES:KERNEL_NS:SOFTWARE_NS" (BYTES the class's smallest size).
+ */
+static char *timings(const struct ccree_prov *p)
+{
+    size_t i, c, len = 0, cap = 128 * CCREE_NALGS * CCREE_CLASSES;
+    char *s = OPENSSL_zalloc(cap), name[CCREE_NAME_MAX];
+
+    for (i = 0; s != NULL && i < CCREE_NALGS; i++) {
+        size_t start = len;
+
+        len += snprintf(s + len, cap - len, "%s", ccree_name(i, name));
+        for (c = 0; c < CCREE_CLASSES; c++) {
+            uint32_t k = p->timing[i].ns[c][0], w = p->timing[i].ns[c][1];
+
+            if (k != 0 || w != 0)
+                len += snprintf(s + len, cap - len, "\t%zu:%u:%u", (size_t)1 << c, k, w);
+        }
+        if (len == start + strlen(name))
+            s[len = start] = '\0'; /* nothing measured */
+        else
+            len += snprintf(s + len, cap - len, "\n");
+    }
+    return s;
+}
+
 /* One line per algorithm, tab-separated; the diagnostic tool and the tests read it. */
 static char *report(const struct ccree_prov *p)
 {
@@ -212,6 +239,7 @@ static const OSSL_PARAM *gettable_params(void *provctx)
         OSSL_PARAM_uint64("ccree-fallback-bytes", NULL),
         OSSL_PARAM_utf8_string("ccree-algorithms", NULL, 0),
         OSSL_PARAM_utf8_string("ccree-stats", NULL, 0),
+        OSSL_PARAM_utf8_string("ccree-timings", NULL, 0),
         OSSL_PARAM_END,
     };
 
@@ -258,6 +286,14 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
                      !pr->stats_dir[0] ? "" : pr->stats_err ? strerror(-pr->stats_err)
                                                             : "no file for this process");
         if (!OSSL_PARAM_set_utf8_string(p, where))
+            return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, "ccree-timings")) != NULL) {
+        char *s = timings(provctx);
+        int ok = s != NULL && OSSL_PARAM_set_utf8_string(p, s);
+
+        OPENSSL_free(s);
+        if (!ok)
             return 0;
     }
     if ((p = OSSL_PARAM_locate(params, "ccree-algorithms")) != NULL) {

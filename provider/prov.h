@@ -18,7 +18,7 @@
 /* offload-min = auto: per size class, a request's time [0] in the kernel, [1] in software. */
 struct ccree_timing {
     _Atomic uint32_t ns[CCREE_CLASSES][2]; /* a moving average; 0: not measured yet */
-    _Atomic uint32_t calls[CCREE_CLASSES];
+    _Atomic uint32_t left[CCREE_CLASSES];  /* requests until the slower path gets one */
 };
 
 /* A request's path, and its timing (choose.c). */
