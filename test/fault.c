@@ -6,6 +6,8 @@
  *   request-eio  requests (sendmsg) of more than 4 KiB fail with EIO (the self-test at load,
  *                smaller, passes)
  *   corrupt      the first byte of every answer (recv, recvmsg) is flipped
+ *   slow-kernel  every request (sendmsg) takes 2 ms more
+ *   slow-software every EVP_CipherUpdate (ccree's way into the default provider) takes 2 ms more
  *   unset        no fault, only counting
  */
 #include <dlfcn.h>
@@ -15,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
+
+#include <openssl/evp.h>
 
 #ifndef SOL_ALG
 #define SOL_ALG 279
@@ -72,7 +77,21 @@ __attribute__((visibility("default"))) ssize_t sendmsg(int fd, const struct msgh
         errno = EIO;
         return -1;
     }
+    if (fault("slow-kernel") && is_alg(fd))
+        nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
     return real(fd, msg, flags);
+}
+
+__attribute__((visibility("default"))) int EVP_CipherUpdate(EVP_CIPHER_CTX *ctx, unsigned char *out,
+                                                            int *outl, const unsigned char *in,
+                                                            int inl)
+{
+    int (*real)(EVP_CIPHER_CTX *, unsigned char *, int *, const unsigned char *, int)
+        = dlsym(RTLD_NEXT, "EVP_CipherUpdate");
+
+    if (fault("slow-software"))
+        nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+    return real(ctx, out, outl, in, inl);
 }
 
 __attribute__((visibility("default"))) FILE *fopen(const char *path, const char *mode)

@@ -2,8 +2,10 @@
  * The kernel misbehaving, through the LD_PRELOAD shim test/fault.c (CCREE_FAULT), in the VM:
  * Linux 7.2+ and 7.3+ refusals are found at load, failing requests fall back to software
  * (or fail clearly with fallback = no), a driver giving wrong answers fails the self-test at
- * load, and re-init with a new IV sends no key.
- * Usage: test_faults STRICT_CNF. Without AF_ALG it skips (77), unless CCREE_REQUIRE_OFFLOAD=1.
+ * load, re-init with a new IV sends no key, and offload-min = auto (AUTO_CNF) follows the path
+ * that is faster.
+ * Usage: test_faults STRICT_CNF AUTO_CNF. Without AF_ALG it skips (77), unless
+ * CCREE_REQUIRE_OFFLOAD=1.
  */
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -22,7 +24,7 @@ static const char *const algs[] = { "AES-128-ECB", "AES-192-CBC", "AES-256-CTR",
 #define NALGS (sizeof(algs) / sizeof(algs[0]))
 #define LEN 100000
 static OSSL_PROVIDER *prov;
-static const char *strict_cnf;
+static const char *strict_cnf, *auto_cnf;
 static unsigned char key[32], iv[16], in[LEN];
 
 /* LEN bytes through name in ctx's provider (props), one update: returns the output length. */
@@ -174,6 +176,60 @@ static void reinit_sends_no_key(void **state)
     }
 }
 
+/*
+ * offload-min = auto with one path made 2 ms slower a request: after each path's first
+ * measurements, the slower one gets no more than a try now and then. The results stay right.
+ */
+static void auto_path(int kernel_slow)
+{
+    enum { N = 200, LEN4K = 4096 };
+    static unsigned char a[N * LEN4K], b[N * LEN4K + 16];
+    OSSL_LIB_CTX *ctx = OSSL_LIB_CTX_new();
+    OSSL_PROVIDER *p;
+    EVP_CIPHER *c, *ref = EVP_CIPHER_fetch(NULL, "AES-128-CBC", "provider=default");
+    EVP_CIPHER_CTX *cc = EVP_CIPHER_CTX_new(), *rc = EVP_CIPHER_CTX_new();
+    tu_alg_info before, after;
+    uint64_t slow;
+    int i, n;
+
+    assert_int_equal(OSSL_LIB_CTX_load_config(ctx, auto_cnf), 1);
+    p = OSSL_PROVIDER_load(ctx, "ccree");
+    c = EVP_CIPHER_fetch(ctx, "AES-128-CBC", "provider=ccree");
+    assert_true(p != NULL && c != NULL);
+    before = tu_alg(p, "AES-128-CBC");
+    assert_string_equal(before.state, "offload");
+    assert_true(EVP_EncryptInit_ex2(cc, c, key, iv, NULL) && EVP_EncryptInit_ex2(rc, ref, key, iv, NULL));
+    for (i = 0; i < N; i++)
+        assert_true(EVP_EncryptUpdate(cc, a + i * LEN4K, &n, in, LEN4K) && n == LEN4K);
+    for (i = 0; i < N; i++)
+        assert_true(EVP_EncryptUpdate(rc, b + i * LEN4K, &n, in, LEN4K) && n == LEN4K);
+    assert_memory_equal(a, b, sizeof(a));
+    after = tu_alg(p, "AES-128-CBC");
+    slow = kernel_slow ? after.offload_ops - before.offload_ops
+                       : after.fallback_ops - before.fallback_ops;
+    printf("%s 2 ms slower: %llu of %d requests took it\n", kernel_slow ? "kernel" : "software",
+           (unsigned long long)slow, N);
+    assert_true(slow >= 1 && slow <= 4);
+    EVP_CIPHER_CTX_free(cc);
+    EVP_CIPHER_CTX_free(rc);
+    EVP_CIPHER_free(c);
+    EVP_CIPHER_free(ref);
+    OSSL_PROVIDER_unload(p);
+    OSSL_LIB_CTX_free(ctx);
+}
+
+static void auto_avoids_a_slow_kernel(void **state)
+{
+    (void)state;
+    auto_path(1);
+}
+
+static void auto_avoids_slow_software(void **state)
+{
+    (void)state;
+    auto_path(0);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -185,17 +241,21 @@ int main(int argc, char **argv)
         { "bind-all", cmocka_unit_test(linux_7_3) },
         { "request-eio", cmocka_unit_test(requests_fail) },
         { "corrupt", cmocka_unit_test(wrong_answers) },
+        { "slow-kernel", cmocka_unit_test(auto_avoids_a_slow_kernel) },
+        { "slow-software", cmocka_unit_test(auto_avoids_slow_software) },
     };
     const char *fault = getenv("CCREE_FAULT"), *req = getenv("CCREE_REQUIRE_OFFLOAD");
     size_t m;
     tu_alg_info a;
     int rc;
 
-    if (argc != 2 || (prov = OSSL_PROVIDER_load(NULL, "ccree")) == NULL) {
-        fprintf(stderr, "usage: %s STRICT_CNF, with ccree loaded through OPENSSL_CONF\n", argv[0]);
+    if (argc != 3 || (prov = OSSL_PROVIDER_load(NULL, "ccree")) == NULL) {
+        fprintf(stderr, "usage: %s STRICT_CNF AUTO_CNF, with ccree loaded through OPENSSL_CONF\n",
+                argv[0]);
         return 1;
     }
     strict_cnf = argv[1];
+    auto_cnf = argv[2];
     a = tu_alg(prov, "SHA1");
     if (strstr(a.reason, "no AF_ALG") != NULL && (req == NULL || strcmp(req, "1") != 0)) {
         printf("skipped: this kernel has no AF_ALG (these tests run in the VM)\n");
