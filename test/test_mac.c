@@ -713,20 +713,13 @@ int main(void)
         cmocka_unit_test(bad_input),
         cmocka_unit_test(offload),
     };
-    const char *s = getenv("CCREE_TEST_SUBJECT");
-    char props[2][64];
+    char props[2][64] = { "", "provider=default" };
     tu_rng r;
     int k, i;
 
-    if (s != NULL && *s != '\0')
-        subject = s;
-    counters = strcmp(subject, "ccree") == 0;
-    if (counters && (prov = OSSL_PROVIDER_load(NULL, "ccree")) == NULL) {
-        ERR_print_errors_fp(stderr);
+    if (!tu_subject(&subject, &prov, props[0], &seed))
         return 1;
-    }
-    snprintf(props[0], sizeof(props[0]), "provider=%s", subject);
-    snprintf(props[1], sizeof(props[1]), "provider=default");
+    counters = prov != NULL;
     for (k = 0; k < 2; k++)
         for (i = 0; i < 2; i++)
             if ((evp_mac[k][i] = EVP_MAC_fetch(NULL, k ? "CMAC" : "HMAC", props[i])) == NULL) {
@@ -734,9 +727,6 @@ int main(void)
                 ERR_print_errors_fp(stderr);
                 return 1;
             }
-    if ((s = getenv("CCREE_TEST_SEED")) != NULL)
-        seed = strtoull(s, NULL, 0);
-    printf("subject %s, seed %llu\n", subject, (unsigned long long)seed);
     if ((data = malloc(2 * MAXLEN)) == NULL)
         return 1;
     tu_rng_seed(&r, seed);

@@ -694,21 +694,14 @@ int main(void)
         cmocka_unit_test(short_updates), cmocka_unit_test(cts_param),    cmocka_unit_test(no_key),
         cmocka_unit_test(offload),
     };
-    const char *s = getenv("CCREE_TEST_SUBJECT");
-    char props[2][64];
+    char props[2][64] = { "", "provider=default" };
     size_t mi;
     tu_rng r;
     int i, rc;
 
-    if (s != NULL && *s != '\0')
-        subject = s;
-    counters = strcmp(subject, "ccree") == 0;
-    if (counters && (prov = OSSL_PROVIDER_load(NULL, "ccree")) == NULL) {
-        ERR_print_errors_fp(stderr);
+    if (!tu_subject(&subject, &prov, props[0], &seed))
         return 1;
-    }
-    snprintf(props[0], sizeof(props[0]), "provider=%s", subject);
-    snprintf(props[1], sizeof(props[1]), "provider=default");
+    counters = prov != NULL;
     for (mi = 0; mi < NMODES; mi++)
         for (i = 0; i < 2; i++)
             if ((evp[mi][i] = EVP_CIPHER_fetch(NULL, modes[mi].name, props[i])) == NULL) {
@@ -716,9 +709,6 @@ int main(void)
                 ERR_print_errors_fp(stderr);
                 return 1;
             }
-    if ((s = getenv("CCREE_TEST_SEED")) != NULL)
-        seed = strtoull(s, NULL, 0);
-    printf("subject %s, seed %llu\n", subject, (unsigned long long)seed);
     tu_rng_seed(&r, seed);
     tu_rng_fill(&r, msg, sizeof(msg));
     rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -223,6 +223,31 @@ static inline int tu_failure_ok(const char *subject, const tu_errs *s, const tu_
     return 1;
 }
 
+/*
+ * What a differential test reads from its environment: the subject provider
+ * (CCREE_TEST_SUBJECT, default ccree; loaded here when it is ccree, for its counters), the
+ * property query that fetches from it, and the seed (CCREE_TEST_SEED). 0 when ccree does not
+ * load.
+ */
+static inline int tu_subject(const char **subject, OSSL_PROVIDER **prov, char props[64],
+                             uint64_t *seed)
+{
+    const char *s = getenv("CCREE_TEST_SUBJECT");
+
+    if (s != NULL && *s != '\0')
+        *subject = s;
+    if ((s = getenv("CCREE_TEST_SEED")) != NULL)
+        *seed = strtoull(s, NULL, 0);
+    snprintf(props, 64, "provider=%s", *subject);
+    *prov = NULL;
+    if (strcmp(*subject, "ccree") == 0 && (*prov = OSSL_PROVIDER_load(NULL, "ccree")) == NULL) {
+        ERR_print_errors_fp(stderr);
+        return 0;
+    }
+    printf("subject %s, seed %llu\n", *subject, (unsigned long long)*seed);
+    return 1;
+}
+
 /* A log of the calls a test made, for its failure report. */
 typedef struct {
     char s[4096];
