@@ -1,6 +1,7 @@
 /*
- * Key material is cleansed on free: every block OpenSSL frees (ccree's contexts and the
- * default provider's behind them) is searched for the key, through CRYPTO_set_mem_functions.
+ * Key material is cleansed on free: every block OpenSSL frees (ccree's cipher and MAC
+ * contexts and the default provider's behind them) is searched for the key, through
+ * CRYPTO_set_mem_functions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 
 #include <cmocka.h>
 #include <openssl/crypto.h>
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
@@ -78,7 +80,7 @@ static void uncleansed_key_found(void **state)
 static void contexts_cleansed(void **state)
 {
     static const char *const names[] = { "AES-128-ECB", "AES-192-CBC", "AES-256-CTR", "AES-128-GCM",
-                                         "AES-256-CCM" };
+                                         "AES-256-CCM", "AES-128-XTS", "DES-EDE3-CBC", "SM4-CBC" };
     static unsigned char in[100000], out[100016];
     size_t i;
 
@@ -103,10 +105,37 @@ static void contexts_cleansed(void **state)
     assert_int_equal(found, 0);
 }
 
+static void macs_cleansed(void **state)
+{
+    static const char *const macs[][2] = { { "HMAC", "SHA2-256" }, { "CMAC", "AES-256-CBC" } };
+    static unsigned char in[100000], out[64];
+    size_t i, n;
+
+    (void)state;
+    found = 0;
+    for (i = 0; i < sizeof(macs) / sizeof(macs[0]); i++) {
+        EVP_MAC *m = EVP_MAC_fetch(NULL, macs[i][0], "provider=ccree");
+        EVP_MAC_CTX *a = EVP_MAC_CTX_new(m), *b;
+        OSSL_PARAM p[] = { OSSL_PARAM_utf8_string(i ? "cipher" : "digest", (char *)macs[i][1], 0),
+                           OSSL_PARAM_END };
+
+        assert_true(a != NULL && EVP_MAC_init(a, key, sizeof(key), p));
+        assert_true(EVP_MAC_update(a, in, sizeof(in)));
+        assert_non_null(b = EVP_MAC_CTX_dup(a));
+        assert_true(EVP_MAC_final(b, out, &n, sizeof(out)));
+        assert_true(EVP_MAC_init(a, NULL, 0, NULL) && EVP_MAC_update(a, in, 100));
+        EVP_MAC_CTX_free(a);
+        EVP_MAC_CTX_free(b);
+        EVP_MAC_free(m);
+    }
+    assert_int_equal(found, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = { cmocka_unit_test(uncleansed_key_found),
-                                        cmocka_unit_test(contexts_cleansed) };
+                                        cmocka_unit_test(contexts_cleansed),
+                                        cmocka_unit_test(macs_cleansed) };
     OSSL_PROVIDER *prov;
     int rc;
 
