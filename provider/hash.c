@@ -392,19 +392,6 @@ static size_t find_row(struct hash_ctx *h, const char *name, const char **props)
     return i < CCREE_NALGS && strcmp(ccree_algs[i].names, ccree_algs[h->mac].names) == 0 ? i : NONE;
 }
 
-static int available(struct hash_ctx *h, const char *name, const char *props)
-{
-    void *impl;
-
-    ERR_set_mark();
-    if (is_cmac(h))
-        EVP_CIPHER_free(impl = EVP_CIPHER_fetch(h->prov->libctx, name, props));
-    else
-        EVP_MD_free(impl = EVP_MD_fetch(h->prov->libctx, name, props));
-    ERR_pop_to_mark();
-    return impl != NULL;
-}
-
 /* A MAC's settings that only software serves, and their bits in sw_only. */
 static const char *const sw_settings[] = { OSSL_MAC_PARAM_TLS_DATA_SIZE, OSSL_MAC_PARAM_DIGEST_NOINIT,
                                            OSSL_MAC_PARAM_DIGEST_ONESHOT };
@@ -458,7 +445,8 @@ static int mac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         sw[n++] = *p;
     }
     /* Properties asked for must find the digest or cipher, as in the default provider. */
-    if (name != NULL && asked != NULL && !available(h, name, asked))
+    if (name != NULL && asked != NULL
+        && !ccree_fetchable(h->prov, is_cmac(h) ? CCREE_OP_CIPHER : CCREE_OP_DIGEST, name, asked))
         return fail(h, CCREE_R_BAD_PARAM, "no such digest or cipher with these properties");
     if (props != NULL)
         sw[n++] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_PROPERTIES, (char *)props, 0);

@@ -339,23 +339,27 @@ static const OSSL_DISPATCH provider_functions[] = {
     { 0, NULL },
 };
 
+int ccree_fetchable(struct ccree_prov *p, int op, const char *name, const char *props)
+{
+    void *impl;
+
+    ERR_set_mark();
+    if (op == CCREE_OP_CIPHER)
+        EVP_CIPHER_free(impl = EVP_CIPHER_fetch(p->libctx, name, props));
+    else
+        EVP_MD_free(impl = EVP_MD_fetch(p->libctx, name, props));
+    ERR_pop_to_mark();
+    return impl != NULL;
+}
+
 const char *ccree_software(struct ccree_prov *p, int op, const char *name)
 {
     static const char *const props[] = { "provider=default", "provider=legacy" };
     size_t i;
 
-    for (i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
-        void *impl;
-
-        ERR_set_mark();
-        if (op == CCREE_OP_CIPHER)
-            EVP_CIPHER_free(impl = EVP_CIPHER_fetch(p->libctx, name, props[i]));
-        else
-            EVP_MD_free(impl = EVP_MD_fetch(p->libctx, name, props[i]));
-        ERR_pop_to_mark();
-        if (impl != NULL)
+    for (i = 0; i < sizeof(props) / sizeof(props[0]); i++)
+        if (ccree_fetchable(p, op, name, props[i]))
             return props[i];
-    }
     return NULL;
 }
 

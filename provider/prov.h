@@ -77,6 +77,8 @@ int ccree_read_config(const OSSL_CORE_HANDLE *h, OSSL_FUNC_core_get_params_fn *g
 /* Known answers through the kernel before trust: a driver that fails is not offloaded. */
 void ccree_selftest(struct ccree_prov *p);
 
+/* Whether the child library context has this cipher (op) or digest under props. */
+int ccree_fetchable(struct ccree_prov *p, int op, const char *name, const char *props);
 /* The property query under which software has this cipher (op) or digest, or NULL. */
 const char *ccree_software(struct ccree_prov *p, int op, const char *name);
 
