@@ -378,15 +378,24 @@ static int unit_update(struct cipher_ctx *c, unsigned char *out, const unsigned 
         CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", c->alg->kname, inl);
         return 0;
     }
-    c->updated = is_cts(c);
-    if (inl <= AFALG_MAX_REQUEST && choose(c, inl, &ch)) {
-        if ((k = in_kernel(c, &ch, run_unit, &u)) != 0)
+    if (inl > AFALG_MAX_REQUEST) { /* more than one kernel request can take */
+        if (!c->prov->fallback) {
+            CCREE_RAISE(c->prov, CCREE_R_NOT_OFFLOADED, "%s: %zu bytes in one message",
+                        c->alg->kname, inl);
+            return 0;
+        }
+        ch = (struct ccree_choice){ .kernel = 0 };
+    } else if (choose(c, inl, &ch)) {
+        if ((k = in_kernel(c, &ch, run_unit, &u)) != 0) {
+            c->updated = is_cts(c) && k > 0; /* a failed update does not count */
             return k > 0;
-        ch.timed = 0;
-    } else if (inl > AFALG_MAX_REQUEST) {
+        }
         ch.timed = 0;
     }
-    return sw_process(c, &ch, out, NULL, 0, in, inl, NULL);
+    if (!sw_process(c, &ch, out, NULL, 0, in, inl, NULL))
+        return 0;
+    c->updated = is_cts(c);
+    return 1;
 }
 
 static void *cipher_dupctx(void *vctx)
