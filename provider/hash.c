@@ -170,6 +170,8 @@ static int hash_update(void *vctx, const unsigned char *in, size_t inl)
         return fail(h, CCREE_R_BAD_PARAM, "NULL input");
     if (inl > SIZE_MAX / 2)
         return fail(h, CCREE_R_BAD_LENGTH, "length out of range");
+    if (inl == 0)
+        return 1;
     if (h->state == H_SOFT)
         return soft_update(h, in, inl);
     if (h->buflen + inl <= h->cap && h->idx != NONE && !h->sw_only) {
