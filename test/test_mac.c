@@ -96,8 +96,7 @@ struct pair {
 
 static void differ(struct pair *p, const char *what)
 {
-    fprintf(stderr, "%s and the default provider differ in %s\ncalls: %s\nseed: CCREE_TEST_SEED=%llu\n",
-            subject, what, p->log.s, (unsigned long long)seed);
+    tu_differ(subject, what, &p->log, seed);
     fail();
 }
 

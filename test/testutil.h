@@ -264,6 +264,13 @@ static inline void tu_note(tu_log *l, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A difference from the oracle, reported with the calls that led to it and the seed. */
+static inline void tu_differ(const char *subject, const char *what, const tu_log *l, uint64_t seed)
+{
+    fprintf(stderr, "%s and the default provider differ in %s\ncalls: %s\nseed: CCREE_TEST_SEED=%llu\n",
+            subject, what, l->s, (unsigned long long)seed);
+}
+
 /* ------------------------------------------------------------------ */
 /* ccree provider counters                                              */
 /* ------------------------------------------------------------------ */
