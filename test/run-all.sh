@@ -23,7 +23,10 @@ test/vm/run.sh -m algif_hash -m algif_aead -m crypto_user -- sh test/missing-mod
 # The shim of the fault tests is preloaded ahead of the ASan runtime; cli runs the openssl binary.
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ASAN_OPTIONS=verify_asan_link_order=0 \
       ctest --test-dir build-asan --output-on-failure -E cli
-test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build -T memcheck --output-on-failure -E cli
+# valgrind: evp-mixed and evp-default run test_evp again under other settings; ASan runs them
+# above, and under valgrind they would take 11 minutes more.
+test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build -T memcheck --output-on-failure \
+      -E 'cli|evp-mixed|evp-default'
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 sh test/fuzz/run.sh "${CCREE_FUZZ_SECONDS:-300}"
 # The Debian package, built from a copy of the tree (dpkg-buildpackage writes beside the tree),
 # installed and smoke-tested in the VM, whose root is a throwaway overlay; and cross-built for
