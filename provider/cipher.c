@@ -378,6 +378,7 @@ static int unit_update(struct cipher_ctx *c, unsigned char *out, const unsigned 
         CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", c->alg->kname, inl);
         return 0;
     }
+    k = 0; /* 1 done, -1 failed, 0 not yet: software */
     if (inl > AFALG_MAX_REQUEST) { /* more than one kernel request can take */
         if (!c->prov->fallback) {
             CCREE_RAISE(c->prov, CCREE_R_NOT_OFFLOADED, "%s: %zu bytes in one message",
@@ -385,17 +386,13 @@ static int unit_update(struct cipher_ctx *c, unsigned char *out, const unsigned 
             return 0;
         }
         ch = (struct ccree_choice){ .kernel = 0 };
-    } else if (choose(c, inl, &ch)) {
-        if ((k = in_kernel(c, &ch, run_unit, &u)) != 0) {
-            c->updated = is_cts(c) && k > 0; /* a failed update does not count */
-            return k > 0;
-        }
+    } else if (choose(c, inl, &ch) && (k = in_kernel(c, &ch, run_unit, &u)) == 0) {
         ch.timed = 0;
     }
-    if (!sw_process(c, &ch, out, NULL, 0, in, inl, NULL))
-        return 0;
-    c->updated = is_cts(c);
-    return 1;
+    if (k == 0)
+        k = sw_process(c, &ch, out, NULL, 0, in, inl, NULL) ? 1 : -1;
+    c->updated = is_cts(c) && k > 0; /* a failed update does not count */
+    return k > 0;
 }
 
 static void *cipher_dupctx(void *vctx)

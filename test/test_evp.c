@@ -218,7 +218,7 @@ typedef struct {
 
 static void snap_take(const char *name, tu_alg_info *a, tu_totals *t)
 {
-    char *tab = tu_get_alg_table(g_ccree);
+    char *tab = tu_get_string(g_ccree, "ccree-algorithms");
     int line = 0, r;
 
     CHECK(tab != NULL, "could not read provider param ccree-algorithms");

@@ -180,14 +180,9 @@ static void reinit_sends_no_key(void **state)
 static void measured(OSSL_PROVIDER *p, const char *name, size_t size, unsigned long *kernel,
                      unsigned long *software)
 {
-    OSSL_PARAM q[] = { OSSL_PARAM_utf8_string("ccree-timings", NULL, 0), OSSL_PARAM_END };
     char *s, *line, field[40];
 
-    assert_true(OSSL_PROVIDER_get_params(p, q));
-    assert_non_null(s = calloc(1, q[0].return_size + 1));
-    q[0].data = s;
-    q[0].data_size = q[0].return_size + 1;
-    assert_true(OSSL_PROVIDER_get_params(p, q));
+    assert_non_null(s = tu_get_string(p, "ccree-timings"));
     snprintf(field, sizeof(field), "\t%zu:", size);
     for (line = s; line != NULL && strncmp(line, name, strlen(name)) != 0; line = strchr(line, '\n'))
         line += *line == '\n';

@@ -308,14 +308,14 @@ static inline int tu_get_totals(OSSL_PROVIDER *prov, tu_totals *t)
         && OSSL_PARAM_modified(&p[2]) && OSSL_PARAM_modified(&p[3]);
 }
 
-/* Returns a malloc'ed NUL-terminated copy of "ccree-algorithms", or NULL. */
-static inline char *tu_get_alg_table(OSSL_PROVIDER *prov)
+/* Returns a malloc'ed NUL-terminated copy of the provider's string param name, or NULL. */
+static inline char *tu_get_string(OSSL_PROVIDER *prov, const char *name)
 {
     OSSL_PARAM p[2];
     size_t len;
     char *buf;
 
-    p[0] = OSSL_PARAM_construct_utf8_string("ccree-algorithms", NULL, 0);
+    p[0] = OSSL_PARAM_construct_utf8_string(name, NULL, 0);
     p[1] = OSSL_PARAM_construct_end();
     if (!OSSL_PROVIDER_get_params(prov, p) || !OSSL_PARAM_modified(&p[0]))
         return NULL;
@@ -323,7 +323,7 @@ static inline char *tu_get_alg_table(OSSL_PROVIDER *prov)
     buf = calloc(1, len + 1);
     if (buf == NULL)
         return NULL;
-    p[0] = OSSL_PARAM_construct_utf8_string("ccree-algorithms", buf, len + 1);
+    p[0] = OSSL_PARAM_construct_utf8_string(name, buf, len + 1);
     if (!OSSL_PROVIDER_get_params(prov, p) || p[0].return_size > len) {
         free(buf);
         return NULL;
@@ -444,7 +444,7 @@ static inline int tu_find_alg(const char *table, const char *name, tu_alg_info *
 /* One algorithm's line of the provider's table; a missing table or line ends the test run. */
 static inline tu_alg_info tu_alg(OSSL_PROVIDER *prov, const char *name)
 {
-    char *table = tu_get_alg_table(prov);
+    char *table = tu_get_string(prov, "ccree-algorithms");
     tu_alg_info a;
     int found = table != NULL && tu_find_alg(table, name, &a, NULL) == 1;
 
