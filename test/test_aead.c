@@ -214,16 +214,8 @@ static int both_final(struct pair *p)
 
 static void both_copy(struct pair *p)
 {
-    int i;
-
     note(p, " copy");
-    for (i = 0; i < 2; i++) {
-        EVP_CIPHER_CTX *d = EVP_CIPHER_CTX_new();
-
-        assert_int_equal(EVP_CIPHER_CTX_copy(d, p->ctx[i]), 1);
-        EVP_CIPHER_CTX_free(p->ctx[i]);
-        p->ctx[i] = d;
-    }
+    assert_true(tu_copy_both(p->ctx));
 }
 
 /* --- random sequences ------------------------------------------------------------------------ */

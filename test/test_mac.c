@@ -132,23 +132,13 @@ static int same(struct pair *p, int r0, const tu_errs *e0, int r1, const tu_errs
     return r0;
 }
 
-/* A call on each side, its errors taken: the body sees the side as i and sets r[i]. */
-#define BOTH(...)                                                                                  \
-    do {                                                                                           \
-        for (i = 0; i < 2; i++) {                                                                  \
-            ERR_clear_error();                                                                     \
-            __VA_ARGS__;                                                                           \
-            tu_take_errors(&e[i]);                                                                 \
-        }                                                                                          \
-    } while (0)
-
 static int both_init(struct pair *p, const unsigned char *key, size_t keylen, const OSSL_PARAM *params)
 {
     tu_errs e[2];
     int r[2], i;
 
     note(p, key != NULL ? " init(key %zu)" : " init(NULL, %zu)", keylen);
-    BOTH(r[i] = EVP_MAC_init(p->ctx[i], key, keylen, params));
+    TU_BOTH(i, e, r[i] = EVP_MAC_init(p->ctx[i], key, keylen, params));
     return same(p, r[0], &e[0], r[1], &e[1], "init");
 }
 
@@ -158,7 +148,7 @@ static int both_set(struct pair *p, const OSSL_PARAM *params, const char *what)
     int r[2], i;
 
     note(p, " set(%s)", what);
-    BOTH(r[i] = EVP_MAC_CTX_set_params(p->ctx[i], params));
+    TU_BOTH(i, e, r[i] = EVP_MAC_CTX_set_params(p->ctx[i], params));
     return same(p, r[0], &e[0], r[1], &e[1], "set_params");
 }
 
@@ -168,7 +158,7 @@ static int both_update(struct pair *p, const unsigned char *in, size_t len)
     int r[2], i;
 
     note(p, " u%zu", len);
-    BOTH(r[i] = EVP_MAC_update(p->ctx[i], in, len));
+    TU_BOTH(i, e, r[i] = EVP_MAC_update(p->ctx[i], in, len));
     return same(p, r[0], &e[0], r[1], &e[1], "update");
 }
 
@@ -181,7 +171,7 @@ static int both_final(struct pair *p, size_t outsize, int null_out, unsigned cha
     int r[2], i;
 
     note(p, " final(%zu%s)", outsize, null_out ? ", NULL" : "");
-    BOTH(r[i] = EVP_MAC_final(p->ctx[i], null_out ? NULL : out[i], &n[i], outsize));
+    TU_BOTH(i, e, r[i] = EVP_MAC_final(p->ctx[i], null_out ? NULL : out[i], &n[i], outsize));
     /* a failed final leaves its length unset */
     if (same(p, r[0], &e[0], r[1], &e[1], "final")
         && (n[0] != n[1] || (!null_out && memcmp(out[0], out[1], n[0]) != 0)))
@@ -202,7 +192,7 @@ static void both_sizes(struct pair *p)
     int r[2], i, mod[2][2];
 
     note(p, " sizes");
-    BOTH(v[i][0] = v[i][1] = 4242;
+    TU_BOTH(i, e, v[i][0] = v[i][1] = 4242;
          q[0] = OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &v[i][0]);
          q[1] = OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_BLOCK_SIZE, &v[i][1]);
          q[2] = OSSL_PARAM_construct_end(); r[i] = EVP_MAC_CTX_get_params(p->ctx[i], q);
@@ -210,7 +200,7 @@ static void both_sizes(struct pair *p)
     if (same(p, r[0], &e[0], r[1], &e[1], "get_params")
         && (mod[0][0] != mod[1][0] || mod[0][1] != mod[1][1] || v[0][0] != v[1][0] || v[0][1] != v[1][1]))
         differ(p, "size or block-size");
-    BOTH(m[i] = EVP_MAC_CTX_get_mac_size(p->ctx[i]));
+    TU_BOTH(i, e, m[i] = EVP_MAC_CTX_get_mac_size(p->ctx[i]));
     if (m[0] != m[1])
         differ(p, "EVP_MAC_CTX_get_mac_size");
 }

@@ -72,16 +72,6 @@ static void differ(struct pair *p, const char *what)
     fail();
 }
 
-/* A call on each side, its errors taken: the body sees the side as i. */
-#define BOTH(...)                                                                                  \
-    do {                                                                                           \
-        for (i = 0; i < 2; i++) {                                                                  \
-            ERR_clear_error();                                                                     \
-            __VA_ARGS__;                                                                           \
-            tu_take_errors(&e[i]);                                                                 \
-        }                                                                                          \
-    } while (0)
-
 /* Same return on both; a failure of the subject shows as tu_failure_ok says. */
 static int same(struct pair *p, int r0, int r1, const tu_errs *e, const char *what)
 {
@@ -130,7 +120,7 @@ static int both_init(struct pair *p, int with_cipher, const unsigned char *key, 
 
     note(p, " init(%s%s%s%s)", with_cipher ? "cipher " : "", key ? "key " : "", iv ? "iv " : "",
          enc ? "enc" : "dec");
-    BOTH(r[i] = EVP_CipherInit_ex2(p->ctx[i], with_cipher ? evp[mi][i] : NULL, key, iv, enc, params));
+    TU_BOTH(i, e, r[i] = EVP_CipherInit_ex2(p->ctx[i], with_cipher ? evp[mi][i] : NULL, key, iv, enc, params));
     return same(p, r[0], r[1], e, "init");
 }
 
@@ -140,7 +130,7 @@ static int both_set(struct pair *p, const OSSL_PARAM *params, const char *what)
     int r[2], i;
 
     note(p, " set(%s)", what);
-    BOTH(r[i] = EVP_CIPHER_CTX_set_params(p->ctx[i], params));
+    TU_BOTH(i, e, r[i] = EVP_CIPHER_CTX_set_params(p->ctx[i], params));
     return same(p, r[0], r[1], e, "set_params");
 }
 
@@ -158,7 +148,7 @@ static int both_update(struct pair *p, const unsigned char *in, size_t len, int 
     int r[2], n[2], i;
 
     note(p, " %s%zu%s", evp_cipher ? "cipher" : "u", len, inplace ? "i" : "");
-    BOTH(const unsigned char *src = in; n[i] = -1;
+    TU_BOTH(i, e, const unsigned char *src = in; n[i] = -1;
          if (inplace) { memcpy(p->out[i], in, len); src = p->out[i]; }
          if (evp_cipher) { r[i] = n[i] = EVP_Cipher(p->ctx[i], p->out[i], src, (unsigned int)len); }
          else r[i] = EVP_CipherUpdate(p->ctx[i], p->out[i], &n[i], src, (int)len));
@@ -180,7 +170,7 @@ static int both_final(struct pair *p)
     int r[2], n[2], i;
 
     note(p, " final");
-    BOTH(n[i] = -1; r[i] = EVP_CipherFinal_ex(p->ctx[i], p->out[i], &n[i]));
+    TU_BOTH(i, e, n[i] = -1; r[i] = EVP_CipherFinal_ex(p->ctx[i], p->out[i], &n[i]));
     if (same(p, r[0], r[1], e, "final") && n[0] != n[1])
         differ(p, "final's length");
     return r[0];
@@ -189,18 +179,9 @@ static int both_final(struct pair *p)
 /* The subject and the oracle continue with copies of themselves. */
 static void both_copy(struct pair *p)
 {
-    int i;
-
     note(p, " copy");
-    for (i = 0; i < 2; i++) {
-        EVP_CIPHER_CTX *d = EVP_CIPHER_CTX_new();
-
-        assert_non_null(d);
-        if (EVP_CIPHER_CTX_copy(d, p->ctx[i]) != 1)
-            differ(p, "EVP_CIPHER_CTX_copy");
-        EVP_CIPHER_CTX_free(p->ctx[i]);
-        p->ctx[i] = d;
-    }
+    if (!tu_copy_both(p->ctx))
+        differ(p, "EVP_CIPHER_CTX_copy");
 }
 
 /* The context's parameters: iv, updated-iv, num, key and IV lengths, padding, cts_mode. */
@@ -225,7 +206,7 @@ static void both_get(struct pair *p)
         tu_errs e[2];
         int r[2], mod[2], i;
 
-        BOTH(memset(v[i], 0, sizeof(v[i]));
+        TU_BOTH(i, e, memset(v[i], 0, sizeof(v[i]));
              q[0] = gets[k].type == OSSL_PARAM_OCTET_STRING ? OSSL_PARAM_construct_octet_string(gets[k].key, v[i], 16)
                     : gets[k].type == OSSL_PARAM_UTF8_STRING ? OSSL_PARAM_construct_utf8_string(gets[k].key, (char *)v[i], 8)
                     : OSSL_PARAM_construct_size_t(gets[k].key, (size_t *)(void *)v[i]);
@@ -599,7 +580,7 @@ static void cts_param(void **state)
         q[1] = OSSL_PARAM_construct_end();
         both_set(&p, q, "cts_mode as an int");
         note(&p, " get(cts_mode, 3 bytes)");
-        BOTH(q[0] = OSSL_PARAM_construct_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE, small[i], sizeof(small[i]));
+        TU_BOTH(i, e, q[0] = OSSL_PARAM_construct_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE, small[i], sizeof(small[i]));
              r[i] = EVP_CIPHER_CTX_get_params(p.ctx[i], q));
         same(&p, r[0], r[1], e, "get with a short buffer");
         both_set_mode(&p, "CS3");

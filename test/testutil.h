@@ -23,6 +23,7 @@
 
 #include <openssl/core.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
@@ -200,6 +201,34 @@ static inline void tu_take_errors(tu_errs *x)
         if (x->n < 16)
             x->e[x->n++] = ERR_PACK(ERR_GET_LIB(e), 0, ERR_GET_REASON(e));
 }
+
+/* Both cipher contexts of a lockstep pair replaced by copies of themselves; 0 if one failed. */
+static inline int tu_copy_both(EVP_CIPHER_CTX *ctx[2])
+{
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        EVP_CIPHER_CTX *d = EVP_CIPHER_CTX_new();
+
+        if (d == NULL || EVP_CIPHER_CTX_copy(d, ctx[i]) != 1) {
+            EVP_CIPHER_CTX_free(d);
+            return 0;
+        }
+        EVP_CIPHER_CTX_free(ctx[i]);
+        ctx[i] = d;
+    }
+    return 1;
+}
+
+/* One call on each side of a lockstep pair (the body sees the side as i), its errors in e[i]. */
+#define TU_BOTH(i, e, ...)                                                                         \
+    do {                                                                                           \
+        for ((i) = 0; (i) < 2; (i)++) {                                                            \
+            ERR_clear_error();                                                                     \
+            __VA_ARGS__;                                                                           \
+            tu_take_errors(&(e)[i]);                                                               \
+        }                                                                                          \
+    } while (0)
 
 /*
  * Whether a subject's failure shows as it must, next to the oracle's failure of the same call:
