@@ -2,7 +2,9 @@
  * AES-GCM and AES-CCM against the default provider. Random call sequences (IV, tag, AAD and
  * data lengths, AAD and data split or not, the tag before or after the data, copies, re-init
  * with a new IV, in place or not) run on ccree and on the default provider in lockstep, and
- * every return, length, output, tag and IV must agree. Then tampered messages, TLS 1.2 and
+ * every return, length, output, tag and IV must agree. Then every (AAD, text) length pair from
+ * 0 to 64 with every tag length, right and wrong (also as the first request of a fresh
+ * provider under offload-min = auto, argv[1]), tampered messages, TLS 1.2 and
  * TLS 1.3 records as libssl drives them, and the counters: the patterns README names as
  * offloaded must show offload (CCREE_REQUIRE_OFFLOAD=1, in the VM), the others software.
  *
@@ -11,6 +13,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <openssl/core_names.h>
@@ -33,12 +37,17 @@ static unsigned char key[32], msg[MAXLEN], aad[MAXLEN];
 
 /* --- helpers -------------------------------------------------------------------------------- */
 
-static EVP_CIPHER *fetch(const char *name, const char *props)
+static EVP_CIPHER *fetch_in(OSSL_LIB_CTX *lib, const char *name, const char *props)
 {
-    EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, name, props);
+    EVP_CIPHER *c = EVP_CIPHER_fetch(lib, name, props);
 
     assert_non_null(c);
     return c;
+}
+
+static EVP_CIPHER *fetch(const char *name, const char *props)
+{
+    return fetch_in(NULL, name, props);
 }
 
 static int is_ccm(const char *name)
@@ -226,10 +235,10 @@ static size_t pick(tu_rng *r, const size_t *v, size_t n)
 }
 
 /* A keyed context; CCM's IV and tag lengths are set before the key, as CCM needs. */
-static EVP_CIPHER_CTX *aead_ctx(const char *name, const char *props, int enc, size_t ivlen,
-                                size_t taglen)
+static EVP_CIPHER_CTX *aead_ctx_in(OSSL_LIB_CTX *lib, const char *name, const char *props, int enc,
+                                   size_t ivlen, size_t taglen)
 {
-    EVP_CIPHER *c = fetch(name, props);
+    EVP_CIPHER *c = fetch_in(lib, name, props);
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
 
     assert_int_equal(EVP_CipherInit_ex2(ctx, c, NULL, NULL, enc, NULL), 1);
@@ -241,11 +250,18 @@ static EVP_CIPHER_CTX *aead_ctx(const char *name, const char *props, int enc, si
     return ctx;
 }
 
-/* Ciphertext and full tag of one message, from the default provider alone. */
-static void seal(const char *name, size_t ivlen, size_t taglen, const unsigned char *iv,
-                 size_t aadlen, size_t len, unsigned char *ct, unsigned char *tag)
+static EVP_CIPHER_CTX *aead_ctx(const char *name, const char *props, int enc, size_t ivlen,
+                                size_t taglen)
 {
-    EVP_CIPHER_CTX *ctx = aead_ctx(name, "provider=default", 1, ivlen, taglen);
+    return aead_ctx_in(NULL, name, props, enc, ivlen, taglen);
+}
+
+/* Ciphertext and full tag of one message (msg, aad), through props. */
+static void seal_as(const char *props, const char *name, size_t ivlen, size_t taglen,
+                    const unsigned char *iv, size_t aadlen, size_t len, unsigned char *ct,
+                    unsigned char *tag)
+{
+    EVP_CIPHER_CTX *ctx = aead_ctx(name, props, 1, ivlen, taglen);
     int n;
 
     assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, NULL, iv, NULL), 1);
@@ -256,6 +272,13 @@ static void seal(const char *name, size_t ivlen, size_t taglen, const unsigned c
     assert_int_equal(EVP_EncryptFinal_ex(ctx, ct + n, &n), 1);
     assert_int_equal(get_octets(ctx, OSSL_CIPHER_PARAM_AEAD_TAG, tag, is_ccm(name) ? taglen : 16), 1);
     EVP_CIPHER_CTX_free(ctx);
+}
+
+/* ... from the default provider alone. */
+static void seal(const char *name, size_t ivlen, size_t taglen, const unsigned char *iv,
+                 size_t aadlen, size_t len, unsigned char *ct, unsigned char *tag)
+{
+    seal_as("provider=default", name, ivlen, taglen, iv, aadlen, len, ct, tag);
 }
 
 /* Pieces of len bytes: one (most often) or up to four. */
@@ -441,6 +464,153 @@ static void tampered(void **state)
             EVP_CIPHER_CTX_free(ctx);
         }
     }
+}
+
+
+/* --- every length, right and wrong tag ----------------------------------------------------- */
+
+static const size_t short_lens[] = { 0, 1, 15, 16, 17, 64 };
+static const char *auto_cnf; /* offload-min = auto: each new library context a fresh provider */
+
+/*
+ * One decryption through lib and props, CCM's tag (and GCM's when tag_first) set before the
+ * data, GCM's otherwise after it (its update then releases the plaintext before final refuses
+ * it, in both providers): 1 accepted, 0 refused.
+ */
+static int open_msg(OSSL_LIB_CTX *lib, const char *name, const char *props, size_t taglen,
+                    int tag_first, const unsigned char *iv, size_t aadlen, const unsigned char *ct,
+                    size_t len, const unsigned char *tag, unsigned char *out)
+{
+    EVP_CIPHER_CTX *ctx = aead_ctx_in(lib, name, props, 0, 12, taglen);
+    int ccm = is_ccm(name), n = 0, m = 0, ok;
+
+    tag_first |= ccm;
+    ok = EVP_DecryptInit_ex2(ctx, NULL, NULL, iv, NULL)
+         && (!tag_first || set_octets(ctx, OSSL_CIPHER_PARAM_AEAD_TAG, tag, taglen))
+         && (!ccm || EVP_DecryptUpdate(ctx, NULL, &n, NULL, (int)len))
+         && EVP_DecryptUpdate(ctx, NULL, &n, aad, (int)aadlen)
+         && EVP_DecryptUpdate(ctx, out, &n, ct, (int)len)
+         && (tag_first || set_octets(ctx, OSSL_CIPHER_PARAM_AEAD_TAG, tag, taglen))
+         && EVP_DecryptFinal_ex(ctx, out + n, &m);
+    EVP_CIPHER_CTX_free(ctx);
+    return ok;
+}
+
+/* A refused decryption left no byte of the plaintext in out (poisoned with 0xa5 before). */
+static int no_plaintext(const unsigned char *out, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < len; i++)
+        if (out[i] == msg[i] && msg[i] != 0 && msg[i] != 0xa5)
+            return 0;
+    return 1;
+}
+
+/*
+ * ccree's verdict on one message under lib (ccree as configured there) against the default
+ * provider's: the same, a refusal with ccree's error and no plaintext, an acceptance with it.
+ * 0, or 1 with what is wrong printed.
+ */
+static int wrong_verdict(OSSL_LIB_CTX *lib, const char *name, size_t taglen, int tag_first,
+                         const unsigned char *iv, size_t aadlen, const unsigned char *ct, size_t len,
+                         const unsigned char *tag, int forged)
+{
+    static unsigned char out[2][64 + 16];
+    int r[2], i, bad;
+
+    for (i = 0; i < 2; i++) {
+        memset(out[i], 0xa5, sizeof(out[i]));
+        r[i] = open_msg(i ? NULL : lib, name, i ? "provider=default" : "provider=ccree", taglen,
+                        tag_first, iv, aadlen, ct, len, tag, out[i]);
+    }
+    bad = r[1] != !forged || r[0] != r[1] || (r[0] && memcmp(out[0], msg, len) != 0)
+          || (!r[0] && !ccree_error())
+          || (!r[0] && (tag_first || is_ccm(name)) && !no_plaintext(out[0], len));
+    if (bad)
+        fprintf(stderr, "%s, tag of %zu bytes %s, AAD %zu, text %zu, %s tag: ccree %s, the default "
+                "provider %s\n", name, taglen, tag_first ? "first" : "last", aadlen, len,
+                forged ? "wrong" : "right", r[0] ? "accepts" : "refuses", r[1] ? "accepts" : "refuses");
+    ERR_clear_error();
+    return bad;
+}
+
+/* The tag lengths a mode allows: GCM 4, 8, 12 to 16; CCM 4 to 16, even. */
+static int tag_allowed(int ccm, size_t t)
+{
+    return ccm ? t % 2 == 0 : t == 4 || t == 8 || t >= 12;
+}
+
+/* Every (AAD, text) length pair x tag length x right and wrong tag, ccree encrypting. */
+static void lengths(void **state)
+{
+    static unsigned char ct[2][64], tag[2][16];
+    unsigned char iv[12] = { 9, 8, 7 };
+    size_t a, t, x, y, forged, first;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++) {
+        int ccm = is_ccm(algs[a]);
+        tu_alg_info before = tu_alg(prov, algs[a]), after;
+
+        for (t = 4; t <= 16; t++)
+            for (x = 0; tag_allowed(ccm, t) && x < 6; x++)
+                for (y = 0; y < 6; y++) {
+                    size_t aadlen = short_lens[x], len = short_lens[y];
+
+                    seal_as("provider=ccree", algs[a], 12, t, iv, aadlen, len, ct[0], tag[0]);
+                    seal(algs[a], 12, t, iv, aadlen, len, ct[1], tag[1]);
+                    if (memcmp(ct[0], ct[1], len) != 0 || memcmp(tag[0], tag[1], t) != 0)
+                        fail_msg("%s, tag %zu, AAD %zu, text %zu: ccree seals differently",
+                                 algs[a], t, aadlen, len);
+                    for (forged = 0; forged < 2; forged++) {
+                        tag[1][t - 1] ^= (unsigned char)forged;
+                        for (first = 0; first < 2 - (size_t)ccm; first++)
+                            assert_false(wrong_verdict(NULL, algs[a], t, (int)first, iv, aadlen,
+                                                       ct[1], len, tag[1], (int)forged));
+                    }
+                }
+        after = tu_alg(prov, algs[a]);
+        printf("%s: %llu offloaded, %llu in software\n", algs[a],
+               (unsigned long long)(after.offload_ops - before.offload_ops),
+               (unsigned long long)(after.fallback_ops - before.fallback_ops));
+        if (strcmp(tu_expected_state(&after), "offload") == 0)
+            assert_true(after.offload_ops > before.offload_ops);
+    }
+}
+
+/*
+ * offload-min = auto measures each path once first, so a new process sends its first request
+ * of a size to the kernel: forged empty messages, each the first request of a process forked
+ * from one that loaded ccree under auto and sent it nothing, are refused.
+ */
+static void forged_auto(void **state)
+{
+    static unsigned char ct[16], tag[16];
+    unsigned char iv[12] = { 4 };
+    OSSL_LIB_CTX *lib;
+    size_t a, k;
+
+    (void)state;
+    if (auto_cnf == NULL)
+        skip();
+    assert_non_null(lib = OSSL_LIB_CTX_new());
+    assert_int_equal(OSSL_LIB_CTX_load_config(lib, auto_cnf), 1);
+    for (a = 0; a < NALGS; a++)
+        for (k = 0; k < 4; k++) {
+            int status = -1;
+            pid_t pid;
+
+            seal(algs[a], 12, 16, iv, 0, 0, ct, tag);
+            tag[k] ^= 0x40;
+            if ((pid = fork()) == 0)
+                _exit(wrong_verdict(lib, algs[a], 16, k & 1, iv, 0, ct, 0, tag, 1)
+                      || wrong_verdict(lib, algs[a], 16, k & 1, iv, 0, ct, 0, tag, 1));
+            assert_true(pid > 0);
+            assert_int_equal(waitpid(pid, &status, 0), pid);
+            assert_int_equal(status, 0);
+        }
+    OSSL_LIB_CTX_free(lib);
 }
 
 /*
@@ -704,11 +874,11 @@ static void offload(void **state)
         }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(differential), cmocka_unit_test(edges), cmocka_unit_test(tampered),
-        cmocka_unit_test(tag_first_split),
+        cmocka_unit_test(tag_first_split), cmocka_unit_test(lengths), cmocka_unit_test(forged_auto),
         cmocka_unit_test(tls12),        cmocka_unit_test(tls13), cmocka_unit_test(offload),
     };
     const char *s = getenv("CCREE_TEST_SEED");
@@ -723,6 +893,7 @@ int main(void)
                       && strcmp(getenv("CCREE_REQUIRE_OFFLOAD"), "1") == 0;
     if (s != NULL)
         seed = strtoull(s, NULL, 0);
+    auto_cnf = argc > 1 ? argv[1] : NULL;
     printf("seed %llu\n", (unsigned long long)seed);
     tu_rng_seed(&r, seed);
     tu_rng_fill(&r, key, sizeof(key));
