@@ -6,6 +6,7 @@
  * goes on differently is replayed into the default provider and goes on there.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <openssl/core_names.h>
@@ -49,6 +50,9 @@ struct aead_ctx {
     size_t naad;         /* non-empty AAD updates of this message */
     unsigned char *buf;  /* this message so far: AAD || one-shot data (GCM) */
     size_t cap, aadlen, datalen;
+    unsigned char *aadout; /* where the kernel writes the AAD back, so that ours stays intact */
+    size_t aadcap;
+    int gen_next; /* tlsivgen gave out the explicit nonce: count it up before the next */
     struct ccree_sock op;
     size_t op_authsize;
     int kernel_off; /* the kernel failed this key: software until the next key */
@@ -62,21 +66,34 @@ static int fail(struct aead_ctx *c, int reason, const char *what)
     return 0;
 }
 
-static int reserve(struct aead_ctx *c, size_t n)
+static int grow(unsigned char **buf, size_t *cap, size_t n)
 {
     unsigned char *b;
 
-    if (n <= c->cap)
+    if (n <= *cap)
         return 1;
-    if ((b = OPENSSL_clear_realloc(c->buf, c->cap, n)) == NULL)
+    if ((b = OPENSSL_clear_realloc(*buf, *cap, n)) == NULL)
         return 0;
-    c->buf = b;
-    c->cap = n;
+    *buf = b;
+    *cap = n;
     return 1;
+}
+
+static int reserve(struct aead_ctx *c, size_t n)
+{
+    return grow(&c->buf, &c->cap, n);
+}
+
+/* What this message kept of its data goes: a one-shot GCM encryption's plaintext. */
+static void forget_data(struct aead_ctx *c)
+{
+    if (c->gcm && c->datalen > 0 && c->msg == MSG_ONESHOT)
+        OPENSSL_cleanse(c->buf + c->aadlen, c->datalen);
 }
 
 static void new_message(struct aead_ctx *c)
 {
+    forget_data(c);
     if (c->gcm)
         c->tagset = 0;
     c->msg = MSG_AAD;
@@ -85,9 +102,15 @@ static void new_message(struct aead_ctx *c)
 
 /* --- the kernel ---------------------------------------------------------------------------- */
 
+/*
+ * A decryption with neither AAD nor data has nothing to read back, and the kernel's recvmsg
+ * then returns without running it (algif_aead works only while the reader has room): its tag
+ * would go unchecked. Such a message runs in software.
+ */
 static int kernel_can(const struct aead_ctx *c, size_t total, size_t taglen)
 {
-    return c->prov->path[c->idx].offload && !c->kernel_off && total + taglen <= AFALG_MAX_REQUEST
+    return c->prov->path[c->idx].offload && !c->kernel_off && (c->enc || total > 0)
+           && total + taglen <= AFALG_MAX_REQUEST
            && (!c->gcm || (c->ivlen == 12 && (taglen == 4 || taglen == 8 || taglen >= 12)));
 }
 
@@ -107,18 +130,26 @@ static int kernel_ready(struct aead_ctx *c, size_t authsize)
 }
 
 /*
- * aad || in to out and tag, on a ready socket; aad is ours, the kernel writes it back. 0,
- * -EBADMSG or -errno.
+ * aad || in to out and tag, on a ready socket. 0, -EBADMSG or -errno, *sent as in struct
+ * afalg_req.
  */
-static int kernel_oneshot(struct aead_ctx *c, unsigned char *aad, size_t aadlen,
+static int kernel_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t aadlen,
                           const unsigned char *in, unsigned char *out, size_t len,
-                          unsigned char *tag, size_t taglen)
+                          unsigned char *tag, size_t taglen, int *sent)
 {
-    struct iovec src[3] = { { aad, aadlen }, { (void *)in, len }, { tag, taglen } };
-    struct iovec dst[3] = { { aad, aadlen }, { out, len }, { tag, taglen } };
+    struct iovec src[3] = { { (void *)aad, aadlen }, { (void *)in, len }, { tag, taglen } };
+    struct iovec dst[3] = { { c->aadout, aadlen }, { out, len }, { tag, taglen } };
+    struct afalg_req r = { .enc = c->enc, .assoclen = aadlen, .in = src, .nin = c->enc ? 2 : 3,
+                           .inlen = aadlen + len + (c->enc ? 0 : taglen), .out = dst,
+                           .nout = c->enc ? 3 : 2, .outlen = aadlen + len + (c->enc ? taglen : 0) };
     unsigned char kiv[16];
     size_t kivlen = c->ivlen;
     int err;
+
+    *sent = 0;
+    if (!grow(&c->aadout, &c->aadcap, aadlen))
+        return -ENOMEM;
+    dst[0].iov_base = c->aadout;
 
     if (c->gcm) {
         memcpy(kiv, c->iv, kivlen);
@@ -128,11 +159,12 @@ static int kernel_oneshot(struct aead_ctx *c, unsigned char *aad, size_t aadlen,
         memcpy(kiv + 1, c->iv, c->ivlen);
         kivlen = sizeof(kiv);
     }
-    err = afalg_cipher(c->op.fd, c->enc, kiv, kivlen, aadlen, src, c->enc ? 2 : 3,
-                       aadlen + len + (c->enc ? 0 : taglen), dst, c->enc ? 3 : 2,
-                       aadlen + len + (c->enc ? taglen : 0));
-    if (err != 0 && err != -EBADMSG)
-        ccree_sock_close(&c->op); /* its state is unknown now */
+    r.iv = kiv;
+    r.ivlen = kivlen;
+    err = afalg_cipher(c->op.fd, &r);
+    *sent = r.sent;
+    if (err != 0)
+        ccree_sock_close(&c->op); /* what it still holds is unknown */
     return err;
 }
 
@@ -279,9 +311,11 @@ static int oneshot(struct aead_ctx *c, struct ccree_choice *ch, unsigned char *a
     int err;
 
     if (ch->kernel) {
+        int sent = 0;
+
         if ((err = kernel_ready(c, taglen)) > 0) {
             ccree_start(ch);
-            err = kernel_oneshot(c, aad, aadlen, in, out, len, tag, taglen);
+            err = kernel_oneshot(c, aad, aadlen, in, out, len, tag, taglen, &sent);
         }
         if (err == 0 || err == -EBADMSG)
             ccree_count(c->idx, 0, 1, len);
@@ -289,14 +323,14 @@ static int oneshot(struct aead_ctx *c, struct ccree_choice *ch, unsigned char *a
             ccree_ran(c->prov, ch);
         if (err == 0)
             return 1;
-        if (err == -EBADMSG) {
+        if (sent) /* unauthenticated plaintext, or what a failed kernel wrote */
             OPENSSL_cleanse(out, len);
+        if (err == -EBADMSG)
             return -1;
-        }
-        c->kernel_off = 1;
         ch->timed = 0;
-        if (!ccree_kernel_failed(c->prov, c->idx, err))
+        if (!ccree_kernel_failed(c->prov, c->idx, err, sent && ccree_overlap(in, len, out, len)))
             return 0;
+        c->kernel_off = 1;
     } else if (!software_ok(c)) {
         return 0;
     }
@@ -385,8 +419,11 @@ static int gcm_final(struct aead_ctx *c)
         return fail(c, CCREE_R_BAD_TAG, "no tag set for decryption");
     if (c->msg == MSG_FAILED)
         return fail(c, CCREE_R_BAD_DECRYPT, "tag mismatch");
-    if (c->msg == MSG_ONESHOT)
+    if (c->msg == MSG_ONESHOT) {
+        if (c->enc)
+            forget_data(c);
         return 1;
+    }
     ok = c->msg == MSG_STREAM ? sw_gcm_final(c, c->tag, taglen)
                               : oneshot_final(c, c->buf, c->aadlen, NULL, NULL, 0, c->tag, taglen);
     c->taglen = taglen;
@@ -461,6 +498,9 @@ static int tls_record(struct aead_ctx *c, unsigned char *out, size_t *outl, cons
     if (!c->gcm && !ccm_lengths_keyed(c))
         return 0;
     explicit = c->iv + c->ivlen - TLS_EXPLICIT;
+    if (c->gcm && c->enc && c->gen_next) /* tlsivgen gave out the last one */
+        ctr64_inc(explicit);
+    c->gen_next = 0;
     if (c->enc)
         memcpy(out, c->gcm ? explicit : c->tlsaad, TLS_EXPLICIT);
     memcpy(explicit, in, TLS_EXPLICIT);
@@ -568,6 +608,8 @@ static int message(struct aead_ctx *c, unsigned char *out, size_t *outl, const u
     *outl = 0;
     if (!c->keyed)
         return fail(c, CCREE_R_NO_KEY, "no key set");
+    if (len > SIZE_MAX / 2) /* sums of lengths below stay in range, on 32 bits too */
+        return fail(c, CCREE_R_BAD_LENGTH, "too long");
     if (c->tls)
         return tls_record(c, out, outl, in, len);
     return c->gcm ? gcm_message(c, out, outl, in, len) : ccm_message(c, out, outl, in, len);
@@ -580,6 +622,9 @@ static int aead_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 static int aead_init(struct aead_ctx *c, const unsigned char *key, size_t keylen,
                      const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
 {
+    /* As OpenSSL's IV state: data encrypted under this IV spends it, for the next key too. */
+    int spent = c->enc && c->datalen > 0;
+
     if (!ccree_check_path(c->prov, c->idx))
         return 0;
     c->enc = enc;
@@ -608,6 +653,8 @@ static int aead_init(struct aead_ctx *c, const unsigned char *key, size_t keylen
         }
         c->kivlen = c->ivlen;
         c->ktaglen = c->taglen;
+        if (iv == NULL && spent)
+            c->ivstate = IV_USED;
         new_message(c);
     }
     return aead_set_ctx_params(c, params);
@@ -672,7 +719,8 @@ static void *aead_dupctx(void *vctx)
         return NULL;
     *d = *c;
     ccree_sock_init(&d->op);
-    d->buf = NULL;
+    d->buf = d->aadout = NULL;
+    d->aadcap = 0;
     d->sw = NULL;
     if ((c->cap > 0 && (d->buf = OPENSSL_memdup(c->buf, c->cap)) == NULL)
         || (c->sw != NULL
@@ -694,6 +742,7 @@ static void aead_freectx(void *vctx)
     ccree_sock_close(&c->op);
     EVP_CIPHER_CTX_free(c->sw);
     OPENSSL_clear_free(c->buf, c->cap);
+    OPENSSL_free(c->aadout);
     OPENSSL_clear_free(c, sizeof(*c));
 }
 
@@ -729,9 +778,11 @@ static int get_ivgen(struct aead_ctx *c, OSSL_PARAM *p)
     if (!c->gcm || p->data == NULL || p->data_type != OSSL_PARAM_OCTET_STRING || !c->ivgen
         || !c->keyed || c->ivlen < TLS_EXPLICIT)
         return fail(c, CCREE_R_BAD_STATE, "no TLS fixed IV set");
-    memcpy(p->data, c->iv + c->ivlen - n, n);
+    if (c->gen_next)
+        ctr64_inc(c->iv + c->ivlen - TLS_EXPLICIT);
+    memcpy(p->data, c->iv + c->ivlen - n, n); /* this message's nonce */
     p->return_size = n;
-    ctr64_inc(c->iv + c->ivlen - TLS_EXPLICIT);
+    c->gen_next = 1;
     c->ivstate = IV_SET;
     new_message(c);
     return 1;
@@ -844,6 +895,7 @@ static int set_tls_fixed(struct aead_ctx *c, const OSSL_PARAM *p)
             return fail(c, CCREE_R_SOFTWARE, "no random explicit IV");
     }
     c->ivgen = 1;
+    c->gen_next = 0;
     c->ivstate = IV_SET;
     new_message(c);
     return 1;
@@ -932,24 +984,28 @@ void *ccree_aead_newctx(struct ccree_prov *p, size_t idx)
     return c;
 }
 
-int ccree_aead_answer(struct ccree_prov *p, size_t idx, int kernel, const unsigned char *key,
-                      const unsigned char *iv, const unsigned char *aad, size_t aadlen,
-                      const unsigned char *msg, size_t len, unsigned char *out)
+int ccree_aead_answer(struct ccree_prov *p, size_t idx, int kernel, int enc,
+                      const unsigned char *key, const unsigned char *iv, const unsigned char *aad,
+                      size_t aadlen, const unsigned char *in, size_t len, unsigned char *out,
+                      unsigned char *tag)
 {
     struct aead_ctx *c = ccree_aead_newctx(p, idx);
-    int err = -ENOMEM;
+    int err = -ENOMEM, sent;
 
-    if (c != NULL && reserve(c, aadlen)) {
+    if (c != NULL) {
         memcpy(c->key, key, c->alg->keylen);
         memcpy(c->iv, iv, 12);
-        memcpy(c->buf, aad, aadlen);
-        c->enc = c->keyed = 1;
+        c->enc = enc;
+        c->keyed = 1;
         c->ivlen = 12;
         c->taglen = TAG_MAX;
+        if (kernel < 0)
+            kernel = kernel_can(c, aadlen + len, TAG_MAX);
         if (!kernel)
-            err = sw_oneshot(c, c->buf, aadlen, msg, out, len, out + len, TAG_MAX) > 0 ? 0 : -EIO;
+            err = (err = sw_oneshot(c, aad, aadlen, in, out, len, tag, TAG_MAX)) > 0 ? 0
+                  : err < 0 ? -EBADMSG : -EIO;
         else if ((err = kernel_ready(c, TAG_MAX)) > 0)
-            err = kernel_oneshot(c, c->buf, aadlen, msg, out, len, out + len, TAG_MAX);
+            err = kernel_oneshot(c, aad, aadlen, in, out, len, tag, TAG_MAX, &sent);
     }
     aead_freectx(c);
     return err;

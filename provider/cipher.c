@@ -124,9 +124,22 @@ static int kernel_ready(struct cipher_ctx *c)
     return 1;
 }
 
-/* Kernel requests of at most AFALG_MAX_REQUEST bytes; *done counts what was processed. */
+/* The IV after n more bytes from off: CBC's last ciphertext block, CTR's counter. */
+static void next_iv(struct cipher_ctx *c, const struct seg *is, const struct seg *os, size_t off,
+                    size_t n)
+{
+    if (n > 0 && c->alg->mode == EVP_CIPH_CBC_MODE)
+        gather(c->enc ? os : is, c->enc ? 2 : 3, off + n - c->bs, c->iv, c->bs);
+    else if (c->alg->mode == EVP_CIPH_CTR_MODE)
+        ctr_add(c->iv, c->alg->ivlen, n / c->bs);
+}
+
+/*
+ * Kernel requests of at most AFALG_MAX_REQUEST bytes; *done counts what came back right, and
+ * *sent whether the failed request may have written past it.
+ */
 static int kernel_run(struct cipher_ctx *c, const struct seg *is, const struct seg *os,
-                      size_t total, size_t *done)
+                      size_t total, size_t *done, int *sent)
 {
     size_t off, n, bs = c->bs;
     int err = 0;
@@ -134,22 +147,27 @@ static int kernel_run(struct cipher_ctx *c, const struct seg *is, const struct s
     for (off = 0; off < total; off += n) {
         struct iovec in[3], out[2];
         unsigned char last[MAXBLK];
-        int ni, no;
+        struct afalg_req r = { .enc = c->enc, .iv = c->iv, .ivlen = c->alg->ivlen, .in = in,
+                               .out = out, .unit = bs };
 
         n = total - off < AFALG_MAX_REQUEST ? total - off : AFALG_MAX_REQUEST;
-        ni = slice(is, 3, off, n, in);
-        no = slice(os, 2, off, n, out);
+        r.nin = slice(is, 3, off, n, in);
+        r.nout = slice(os, 2, off, n, out);
+        r.inlen = r.outlen = n;
         if (c->alg->mode == EVP_CIPH_CBC_MODE && !c->enc)
             gather(is, 3, off + n - bs, last, bs); /* before an in-place request overwrites it */
-        err = afalg_cipher(c->op.fd, c->enc, c->iv, c->alg->ivlen, 0, in, ni, n, out, no, n);
-        if (err != 0)
+        err = afalg_cipher(c->op.fd, &r);
+        if (err != 0) { /* what came back right stays; the IV moves past it */
+            next_iv(c, is, os, off, r.done);
+            ccree_count(c->idx, 0, r.done > 0, r.done);
+            off += r.done;
+            *sent = r.sent;
             break;
-        if (c->alg->mode == EVP_CIPH_CBC_MODE && c->enc)
-            gather(os, 2, off + n - bs, c->iv, bs);
-        else if (c->alg->mode == EVP_CIPH_CBC_MODE)
+        }
+        if (c->alg->mode == EVP_CIPH_CBC_MODE && !c->enc)
             memcpy(c->iv, last, bs);
-        else if (c->alg->mode == EVP_CIPH_CTR_MODE)
-            ctr_add(c->iv, c->alg->ivlen, n / bs);
+        else
+            next_iv(c, is, os, off, n);
         ccree_count(c->idx, 0, 1, n);
     }
     *done = off;
@@ -224,22 +242,24 @@ static int sw_run(struct cipher_ctx *c, const struct seg *is, const struct seg *
  * it failed and software may not.
  */
 static int in_kernel(struct cipher_ctx *c, struct ccree_choice *ch,
-                     int (*run)(struct cipher_ctx *, void *), void *arg)
+                     int (*run)(struct cipher_ctx *, void *, int *), void *arg)
 {
-    int err;
+    int err, clobbered = 0;
 
     if ((err = kernel_ready(c)) > 0) {
         if (!sync_iv(c))
             return -1;
         ccree_start(ch);
-        if ((err = run(c, arg)) == 0) {
+        if ((err = run(c, arg, &clobbered)) == 0) {
             ccree_ran(c->prov, ch);
             return 1;
         }
         ccree_sock_close(&c->op); /* its state is unknown now */
     }
+    if (!ccree_kernel_failed(c->prov, c->idx, err, clobbered))
+        return -1;
     c->kernel_off = 1;
-    return ccree_kernel_failed(c->prov, c->idx, err) ? 0 : -1;
+    return 0;
 }
 
 /* The path of a request of len bytes: 1 the kernel, 0 software. */
@@ -256,11 +276,14 @@ struct request {
     size_t total, done;
 };
 
-static int run_request(struct cipher_ctx *c, void *arg)
+/* Only the caller's input can be overwritten: pre and the zero block are the context's. */
+static int run_request(struct cipher_ctx *c, void *arg, int *clobbered)
 {
     struct request *r = arg;
+    int sent = 0, err = kernel_run(c, r->is, r->os, r->total, &r->done, &sent);
 
-    return kernel_run(c, r->is, r->os, r->total, &r->done);
+    *clobbered = sent && ccree_overlap(r->is[1].p, r->is[1].n, r->os[0].p, r->os[0].n);
+    return err;
 }
 
 /* pre || in to out, and ks when given, in software; the kernel did none of it. */
@@ -324,16 +347,19 @@ struct unit {
     size_t len;
 };
 
-static int run_unit(struct cipher_ctx *c, void *arg)
+static int run_unit(struct cipher_ctx *c, void *arg, int *clobbered)
 {
     struct unit *u = arg;
     size_t r = u->len % 16 ? u->len % 16 : 16, head = u->len > 16 ? u->len - r - 16 : 0;
     int swap = is_cts(c) && u->len > 16 && (c->cts_mode == CS1 || (c->cts_mode == CS2 && r == 16));
     struct iovec plain[3] = { { (void *)u->in, u->len } }, cs3[3] = { { u->out, u->len } };
     struct iovec *in = c->enc ? plain : cs3, *out = c->enc ? cs3 : plain;
+    /* one message: a short answer is no prefix of it (unit 0) */
+    struct afalg_req rq = { .enc = c->enc, .iv = c->iv, .ivlen = c->alg->ivlen, .in = in,
+                            .nin = 1, .inlen = u->len, .out = out, .nout = 1, .outlen = u->len };
     const unsigned char *cn;
     unsigned char next[16];
-    int n = 1, err;
+    int err;
 
     if (!c->enc) { /* the ciphertext is in and the plaintext out */
         plain[0].iov_base = u->out;
@@ -345,13 +371,13 @@ static int run_unit(struct cipher_ctx *c, void *arg)
         cs3[0].iov_len = head;
         cs3[1] = (struct iovec){ ct + head + r, 16 };
         cs3[2] = (struct iovec){ ct + head, r };
-        n = 3;
+        *(c->enc ? &rq.nout : &rq.nin) = 3;
     }
     cn = (const unsigned char *)cs3[0].iov_base + (swap ? head + r : head);
     if (is_cts(c) && !c->enc)
         memcpy(next, cn, 16); /* before an in-place request overwrites it */
-    err = afalg_cipher(c->op.fd, c->enc, c->iv, c->alg->ivlen, 0, in, c->enc ? 1 : n, u->len, out,
-                       c->enc ? n : 1, u->len);
+    err = afalg_cipher(c->op.fd, &rq);
+    *clobbered = rq.sent && ccree_overlap(u->in, u->len, u->out, u->len);
     if (err == 0 && is_cts(c))
         memcpy(c->iv, c->enc ? cn : next, 16);
     if (err == 0)

@@ -121,7 +121,7 @@ static int kernel_send(struct hash_ctx *h, const unsigned char *in, size_t len, 
                     h->prov->path[h->idx].driver, strerror(-err));
         return 0;
     }
-    if (!ccree_kernel_failed(h->prov, h->idx, err) || !soft_start(h)
+    if (!ccree_kernel_failed(h->prov, h->idx, err, 0) || !soft_start(h)
         || !soft_update(h, h->buf, h->buflen))
         return 0;
     h->buflen = 0;

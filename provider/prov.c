@@ -59,13 +59,20 @@ int ccree_check_path(const struct ccree_prov *p, size_t idx)
     return 0;
 }
 
-int ccree_kernel_failed(const struct ccree_prov *p, size_t idx, int err)
+int ccree_kernel_failed(const struct ccree_prov *p, size_t idx, int err, int clobbered)
 {
-    if (p->fallback)
+    if (p->fallback && !clobbered)
         return 1;
-    CCREE_RAISE(p, CCREE_R_KERNEL, "%s (%s): %s", ccree_algs[idx].kname, p->path[idx].driver,
-                strerror(-err));
+    CCREE_RAISE(p, CCREE_R_KERNEL, "%s (%s): %s%s", ccree_algs[idx].kname, p->path[idx].driver,
+                strerror(-err), clobbered ? ", after it may have written over the input" : "");
     return 0;
+}
+
+int ccree_overlap(const void *a, size_t alen, const void *b, size_t blen)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+
+    return alen > 0 && blen > 0 && x < y + blen && y < x + alen;
 }
 
 /* Per-index entry points: OpenSSL's newctx and get_params carry no algorithm. */

@@ -99,8 +99,13 @@ void ccree_start(struct ccree_choice *ch);
 void ccree_ran(struct ccree_prov *p, const struct ccree_choice *ch);
 /* At init: fails with an error when the algorithm has no kernel path and fallback = no. */
 int ccree_check_path(const struct ccree_prov *p, size_t idx);
-/* Raises the error of a failed kernel request; 1 when software may take over. */
-int ccree_kernel_failed(const struct ccree_prov *p, size_t idx, int err);
+/*
+ * A kernel request failed: 1 when software may take over, else 0 with the error raised. The
+ * rule: never with fallback = no, and never when clobbered: the kernel had the request and its
+ * output overlaps input still needed (a redo would read what the kernel wrote).
+ */
+int ccree_kernel_failed(const struct ccree_prov *p, size_t idx, int err, int clobbered);
+int ccree_overlap(const void *a, size_t alen, const void *b, size_t blen);
 
 extern const OSSL_DISPATCH ccree_cipher_functions[];
 void *ccree_cipher_newctx(struct ccree_prov *p, size_t idx);
@@ -108,10 +113,14 @@ int ccree_cipher_get_params(OSSL_PARAM params[], size_t idx);
 const OSSL_PARAM *ccree_cipher_gettable_params(void *provctx);
 extern const OSSL_DISPATCH ccree_aead_functions[];
 void *ccree_aead_newctx(struct ccree_prov *p, size_t idx);
-/* The self-test's AEAD request: encrypts aad || msg with a 12-byte IV into ct || 16-byte tag. */
-int ccree_aead_answer(struct ccree_prov *p, size_t idx, int kernel, const unsigned char *key,
-                      const unsigned char *iv, const unsigned char *aad, size_t aadlen,
-                      const unsigned char *msg, size_t len, unsigned char *out);
+/*
+ * The self-test's AEAD message, with a 12-byte IV and a 16-byte tag, in the kernel (1), in
+ * software (0) or where such a message goes (-1): 0, -EBADMSG or -errno.
+ */
+int ccree_aead_answer(struct ccree_prov *p, size_t idx, int kernel, int enc,
+                      const unsigned char *key, const unsigned char *iv, const unsigned char *aad,
+                      size_t aadlen, const unsigned char *in, size_t len, unsigned char *out,
+                      unsigned char *tag);
 extern const OSSL_DISPATCH ccree_digest_functions[];
 void *ccree_digest_newctx(struct ccree_prov *p, size_t idx);
 int ccree_digest_get_params(OSSL_PARAM params[], size_t idx);

@@ -3,6 +3,7 @@
  * through its kernel driver, and the answer must equal the default provider's. One that
  * fails is not offloaded, and the report says why.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,27 +23,58 @@ static size_t key_length(const struct ccree_alg *a)
     return a->keylen ? a->keylen : 32;
 }
 
-static int kernel_answer(struct ccree_prov *p, size_t idx, const unsigned char *key,
-                         const unsigned char *iv, const unsigned char *msg, unsigned char *out,
+/* One request of MSG bytes in through the kernel: encrypted or decrypted, hashed, MACed. */
+static int kernel_answer(struct ccree_prov *p, size_t idx, int enc, const unsigned char *key,
+                         const unsigned char *iv, const unsigned char *in, unsigned char *out,
                          size_t outlen)
 {
     const struct ccree_alg *a = &ccree_algs[idx];
-    struct iovec in = { (void *)msg, MSG }, o = { out, outlen };
+    struct iovec i = { (void *)in, MSG }, o = { out, outlen };
+    struct afalg_req r = { .enc = enc, .iv = iv, .ivlen = a->ivlen, .in = &i, .nin = 1,
+                           .inlen = MSG, .out = &o, .nout = 1, .outlen = MSG };
     int fd, err;
 
-    if (a->kind == CCREE_AEAD)
-        return ccree_aead_answer(p, idx, 1, key, iv, msg, AEAD_AAD, msg + AEAD_AAD,
-                                 MSG - AEAD_AAD, out);
     fd = afalg_open(a->kind, p->path[idx].driver, ccree_op(idx) != CCREE_OP_DIGEST ? key : NULL,
                     key_length(a), 0);
     if (fd < 0)
         return fd;
     if (a->kind != CCREE_HASH)
-        err = afalg_cipher(fd, 1, iv, a->ivlen, 0, &in, 1, MSG, &o, 1, MSG);
-    else if ((err = afalg_hash_send(fd, &in, 1, 0)) == 0)
+        err = afalg_cipher(fd, &r);
+    else if ((err = afalg_hash_send(fd, &i, 1, 0)) == 0)
         err = afalg_hash_read(fd, out, outlen);
     afalg_close(&fd);
     return err;
+}
+
+/*
+ * An AEAD driver must seal as the default provider does (want: ct || tag), open that, refuse
+ * it with a tampered tag, and an empty message with a tampered tag must be refused where such
+ * a message goes (the kernel returns without checking it). NULL, or what failed.
+ */
+static const char *aead_check(struct ccree_prov *p, size_t idx, const unsigned char *key,
+                              const unsigned char *iv, const unsigned char *msg,
+                              const unsigned char *want, int *err)
+{
+    const size_t len = MSG - AEAD_AAD;
+    unsigned char got[MSG], tag[16];
+
+    if ((*err = ccree_aead_answer(p, idx, 1, 1, key, iv, msg, AEAD_AAD, msg + AEAD_AAD, len, got,
+                                  tag)) != 0)
+        return "sealing";
+    if (memcmp(got, want, len) != 0 || memcmp(tag, want + len, 16) != 0)
+        return "its sealed message differs from the default provider's";
+    memcpy(tag, want + len, 16);
+    if ((*err = ccree_aead_answer(p, idx, 1, 0, key, iv, msg, AEAD_AAD, want, len, got, tag)) != 0)
+        return "opening";
+    if (memcmp(got, msg + AEAD_AAD, len) != 0)
+        return "its opened message differs from the default provider's";
+    tag[0] ^= 1;
+    if (ccree_aead_answer(p, idx, 1, 0, key, iv, msg, AEAD_AAD, want, len, got, tag) != -EBADMSG)
+        return "it accepts a tampered tag";
+    if (ccree_aead_answer(p, idx, -1, 0, key, iv, msg, 0, want, 0, got, tag) != -EBADMSG)
+        return "an empty message with a tampered tag is accepted";
+    *err = 0;
+    return NULL;
 }
 
 /* The same request in the default provider; CBC-CTS as the kernel's, CS3. */
@@ -61,8 +93,8 @@ static int software_answer(struct ccree_prov *p, size_t idx, const unsigned char
     int ok, l;
 
     if (a->kind == CCREE_AEAD)
-        return ccree_aead_answer(p, idx, 0, key, iv, msg, AEAD_AAD, msg + AEAD_AAD,
-                                 MSG - AEAD_AAD, out) == 0;
+        return ccree_aead_answer(p, idx, 0, 1, key, iv, msg, AEAD_AAD, msg + AEAD_AAD,
+                                 MSG - AEAD_AAD, out, out + MSG - AEAD_AAD) == 0;
     if (ccree_op(idx) == CCREE_OP_DIGEST)
         return EVP_Digest(msg, MSG, out, &n, p->sw_md[idx], NULL);
     if (ccree_op(idx) == CCREE_OP_MAC) {
@@ -87,10 +119,33 @@ static int software_answer(struct ccree_prov *p, size_t idx, const unsigned char
     return ok;
 }
 
+/* The kernel's answers to the known request: NULL when right, or what failed (and *err). */
+static const char *check(struct ccree_prov *p, size_t idx, const unsigned char *key,
+                         const unsigned char *iv, const unsigned char *msg,
+                         const unsigned char *want, int *err)
+{
+    const struct ccree_alg *a = &ccree_algs[idx];
+    size_t len = a->kind == CCREE_HASH ? a->mdsize : MSG;
+    unsigned char got[MSG];
+
+    if (a->kind == CCREE_AEAD)
+        return aead_check(p, idx, key, iv, msg, want, err);
+    if ((*err = kernel_answer(p, idx, 1, key, iv, msg, got, len)) != 0)
+        return a->kind == CCREE_HASH ? "hashing" : "encrypting";
+    if (memcmp(got, want, len) != 0)
+        return "its answer differs from the default provider's";
+    if (a->kind == CCREE_HASH)
+        return NULL;
+    if ((*err = kernel_answer(p, idx, 0, key, iv, want, got, len)) != 0)
+        return "decrypting";
+    return memcmp(got, msg, len) != 0 ? "its decryption differs from the default provider's" : NULL;
+}
+
 void ccree_selftest(struct ccree_prov *p)
 {
-    unsigned char key[64], iv[16], msg[MSG], want[MSG + 16], got[MSG + 16];
-    size_t i, len;
+    unsigned char key[64], iv[16], msg[MSG], want[MSG + 16];
+    const char *what;
+    size_t i;
     int err;
 
     for (i = 0; i < sizeof(key); i++)
@@ -101,25 +156,21 @@ void ccree_selftest(struct ccree_prov *p)
     memset(iv + 8, 0xff, 7);
     iv[15] = 0xfe;
     for (i = 0; i < CCREE_NALGS; i++) {
-        const struct ccree_alg *a = &ccree_algs[i];
         struct ccree_path *pa = &p->path[i];
         char driver[sizeof(pa->driver)];
 
         if (!pa->offload)
             continue;
         memcpy(driver, pa->driver, sizeof(driver)); /* named in the reason, beside it in *pa */
-        len = a->kind == CCREE_HASH ? a->mdsize : MSG;
         if (!software_answer(p, i, key, iv, msg, want))
             snprintf(pa->reason, sizeof(pa->reason), "self-test: the default provider failed");
-        else if ((err = kernel_answer(p, i, key, iv, msg, got, len)) != 0)
-            snprintf(pa->reason, sizeof(pa->reason), "self-test of %s failed: %s", driver,
-                     strerror(-err));
-        else if (memcmp(got, want, len) != 0)
-            snprintf(pa->reason, sizeof(pa->reason),
-                     "self-test of %s failed: its answer differs from the default provider's",
-                     driver);
-        else
+        else if ((what = check(p, i, key, iv, msg, want, &err)) == NULL)
             continue;
+        else if (err != 0)
+            snprintf(pa->reason, sizeof(pa->reason), "self-test of %s failed: %s: %s", driver,
+                     what, strerror(-err));
+        else
+            snprintf(pa->reason, sizeof(pa->reason), "self-test of %s failed: %s", driver, what);
         pa->offload = 0;
     }
 }

@@ -52,6 +52,24 @@ int afalg_bind(enum ccree_kind kind, const char *name)
     return tfm;
 }
 
+/*
+ * recvmsg maps the caller's pages as the destination until the socket's receive budget
+ * (net.core.rmem_default) is spent. An AEAD answer cut short is not a prefix (the kernel runs a
+ * shorter message), so the budget must take a whole request: asked for, up to rmem_max, and
+ * checked. The kernel maps while a page of budget is left, and counts bytes.
+ */
+static int answer_room(int op)
+{
+    int want = 4 * AFALG_MAX_REQUEST, got = 0;
+    socklen_t len = sizeof(got);
+    long page = sysconf(_SC_PAGESIZE);
+
+    setsockopt(op, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+    if (getsockopt(op, SOL_SOCKET, SO_RCVBUF, &got, &len) < 0)
+        return -errno;
+    return (got & ~(page - 1)) >= AFALG_MAX_REQUEST + page ? 0 : -ENOBUFS;
+}
+
 int afalg_open(enum ccree_kind kind, const char *driver, const unsigned char *key, size_t keylen,
                size_t authsize)
 {
@@ -67,6 +85,10 @@ int afalg_open(enum ccree_kind kind, const char *driver, const unsigned char *ke
         return err;
     }
     close(tfm); /* the op socket keeps the transform and its key alive */
+    if (kind != CCREE_HASH && (err = answer_room(op)) != 0) {
+        close(op);
+        return err;
+    }
     return op;
 }
 
@@ -93,28 +115,72 @@ static void put_cmsg(struct msghdr *msg, struct cmsghdr **c, int type, const voi
     memcpy(CMSG_DATA(*c), data, len);
 }
 
-int afalg_cipher(int op, int enc, const unsigned char *iv, size_t ivlen, size_t assoclen,
-                 const struct iovec *in, int nin, size_t inlen, const struct iovec *out, int nout,
-                 size_t outlen)
+/* iov from byte off of out (at most 3 pieces). */
+static int skip(const struct iovec *out, int nout, size_t off, struct iovec *iov)
+{
+    int i, k = 0;
+
+    for (i = 0; i < nout; i++) {
+        if (off >= out[i].iov_len) {
+            off -= out[i].iov_len;
+            continue;
+        }
+        iov[k].iov_base = (char *)out[i].iov_base + off;
+        iov[k++].iov_len = out[i].iov_len - off;
+        off = 0;
+    }
+    return k;
+}
+
+/* The answer, over as many reads as the kernel takes (see struct afalg_req). */
+static int read_answer(int op, struct afalg_req *r)
+{
+    struct iovec iov[3];
+
+    while (r->done < r->outlen) {
+        struct msghdr m = { .msg_iov = iov, .msg_iovlen = skip(r->out, r->nout, r->done, iov) };
+        /* MSG_DONTWAIT: asking for more than the request produced must not block forever. */
+        ssize_t n = recvmsg(op, &m, MSG_DONTWAIT);
+
+        if (n < 0)
+            return -errno;
+        if (n == 0 || (size_t)n > r->outlen - r->done)
+            return -EIO;
+        if ((size_t)n < r->outlen - r->done && (r->unit == 0 || n % r->unit != 0)) {
+            if (r->unit != 0)
+                r->done += n - n % r->unit; /* the whole units came right */
+            return -EIO;
+        }
+        r->done += n;
+    }
+    return 0;
+}
+
+int afalg_cipher(int op, struct afalg_req *r)
 {
     union {
         char buf[2 * CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16)];
         struct cmsghdr align;
     } ctl;
-    struct msghdr msg = { .msg_iov = (struct iovec *)in, .msg_iovlen = nin, .msg_control = ctl.buf };
-    struct msghdr rmsg = { .msg_iov = (struct iovec *)out, .msg_iovlen = nout };
+    struct msghdr msg = { .msg_iov = (struct iovec *)r->in, .msg_iovlen = r->nin,
+                          .msg_control = ctl.buf };
     struct cmsghdr *c = NULL;
     struct { struct af_alg_iv h; unsigned char iv[16]; } aiv;
-    uint32_t op_type = enc ? ALG_OP_ENCRYPT : ALG_OP_DECRYPT, alen = (uint32_t)assoclen;
+    uint32_t op_type = r->enc ? ALG_OP_ENCRYPT : ALG_OP_DECRYPT, alen = (uint32_t)r->assoclen;
+    size_t ivlen = r->ivlen, assoclen = r->assoclen;
     ssize_t n;
 
+    r->done = 0;
+    r->sent = 0;
+    if (r->outlen == 0)
+        return -EINVAL;
     memset(&ctl, 0, sizeof(ctl));
     msg.msg_controllen = CMSG_SPACE(sizeof(uint32_t)) + (ivlen ? CMSG_SPACE(sizeof(aiv.h) + ivlen) : 0)
                          + (assoclen ? CMSG_SPACE(sizeof(uint32_t)) : 0);
     put_cmsg(&msg, &c, ALG_SET_OP, &op_type, sizeof(op_type));
     if (ivlen) {
         aiv.h.ivlen = (uint32_t)ivlen;
-        memcpy(aiv.iv, iv, ivlen);
+        memcpy(aiv.iv, r->iv, ivlen);
         put_cmsg(&msg, &c, ALG_SET_IV, &aiv, sizeof(aiv.h) + ivlen);
     }
     if (assoclen)
@@ -122,13 +188,10 @@ int afalg_cipher(int op, int enc, const unsigned char *iv, size_t ivlen, size_t 
     n = sendmsg(op, &msg, 0);
     if (n < 0)
         return -errno;
-    if ((size_t)n != inlen)
-        return -EIO;
-    /* MSG_DONTWAIT: asking for more than the request produced must not block forever. */
-    n = recvmsg(op, &rmsg, MSG_DONTWAIT);
-    if (n < 0)
-        return -errno;
-    return (size_t)n == outlen ? 0 : -EIO;
+    if ((size_t)n != r->inlen)
+        return -EIO; /* the kernel holds part of it, and writes nothing until it has all */
+    r->sent = 1;
+    return read_answer(op, r);
 }
 
 int afalg_hash_send(int op, const struct iovec *in, int nin, int more)

@@ -13,13 +13,35 @@
 const char *afalg_type(enum ccree_kind kind);
 int afalg_available(void);
 int afalg_bind(enum ccree_kind kind, const char *name);
+/* A keyed op socket; a cipher's or AEAD's takes AFALG_MAX_REQUEST in one answer, or -ENOBUFS. */
 int afalg_open(enum ccree_kind kind, const char *driver, const unsigned char *key, size_t keylen,
                size_t authsize);
 int afalg_clone(int op);
 void afalg_close(int *fd);
-int afalg_cipher(int op, int enc, const unsigned char *iv, size_t ivlen, size_t assoclen,
-                 const struct iovec *in, int nin, size_t inlen, const struct iovec *out, int nout,
-                 size_t outlen);
+/*
+ * A cipher or AEAD request: sendmsg of the op, IV, AAD length and in, then recvmsg into out
+ * until outlen bytes came back. The kernel answers short when the socket's receive budget runs
+ * out, having written that much and keeping the rest queued; whole units of it (the mode's
+ * block, 0 for none) are progress and it goes on.
+ */
+struct afalg_req {
+    int enc;
+    const unsigned char *iv;
+    size_t ivlen, assoclen;
+    const struct iovec *in;
+    int nin;
+    size_t inlen;
+    const struct iovec *out;
+    int nout;
+    size_t outlen, unit;
+    size_t done; /* set: the output that came back whole and in order */
+    int sent;    /* set: the kernel had the request, so out past done may be written too */
+};
+/*
+ * 0 when all outlen bytes came back; else -errno (-EBADMSG: an AEAD tag mismatch). A request
+ * with nothing to read back is refused unsent: the kernel would return without running it.
+ */
+int afalg_cipher(int op, struct afalg_req *r);
 int afalg_hash_send(int op, const struct iovec *in, int nin, int more);
 int afalg_hash_read(int op, unsigned char *md, size_t mdlen);
 

@@ -784,6 +784,84 @@ static void tls13(void **state)
         }
 }
 
+
+/* --- nonces --------------------------------------------------------------------------------- */
+
+/*
+ * A re-init with the key and no IV after data was encrypted must not encrypt under the same
+ * nonce again: ccree refuses with its error (the default provider refuses for CCM and, for
+ * GCM, goes on with the old message's state).
+ */
+static void nonce_reuse(void **state)
+{
+    unsigned char iv[12] = { 7 }, ct[2][32];
+    size_t a;
+    int n, k;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++) {
+        EVP_CIPHER_CTX *ctx = aead_ctx(algs[a], "provider=ccree", 1, 12, 16);
+        int ccm = is_ccm(algs[a]), ok = 1;
+
+        for (k = 0; k < 2 && ok; k++) {
+            ok = EVP_EncryptInit_ex2(ctx, NULL, key, k ? NULL : iv, NULL)
+                 && (!ccm || EVP_EncryptUpdate(ctx, NULL, &n, NULL, 32))
+                 && EVP_EncryptUpdate(ctx, ct[k], &n, msg, 32);
+        }
+        if (ok)
+            fail_msg("%s: a second message under the same nonce was encrypted (%s keystream)",
+                     algs[a], memcmp(ct[0], ct[1], 32) == 0 ? "the same" : "other");
+        assert_true(ccree_error());
+        EVP_CIPHER_CTX_free(ctx);
+    }
+}
+
+/* One GCM message as libssl's IV_GEN path makes it: the nonce given out, then AAD, data, tag. */
+static int ivgen_message(EVP_CIPHER_CTX *ctx, unsigned char *nonce, unsigned char *out)
+{
+    int n, m;
+
+    return EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_IV_GEN, 8, nonce) > 0
+           && EVP_EncryptUpdate(ctx, NULL, &n, aad, 13) && EVP_EncryptUpdate(ctx, out, &n, msg, 100)
+           && EVP_EncryptFinal_ex(ctx, out + n, &m)
+           && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, out + 100) > 0;
+}
+
+/*
+ * tlsivgen (EVP_CTRL_GCM_IV_GEN): the nonce given out is the one the message uses, and a TLS
+ * 1.2 record after it takes the next: in lockstep with the default provider, from one fixed
+ * whole IV.
+ */
+static void ivgen(void **state)
+{
+    unsigned char fixed[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+    unsigned char nonce[2][3][8], out[2][3][100 + 16 + 24];
+    size_t a;
+    int i, k;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++) {
+        if (is_ccm(algs[a]))
+            continue;
+        for (i = 0; i < 2; i++) {
+            EVP_CIPHER_CTX *ctx = aead_ctx(algs[a], i ? "provider=default" : "provider=ccree", 1,
+                                           12, 16);
+
+            assert_true(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, -1, fixed) > 0);
+            for (k = 0; k < 2; k++)
+                assert_true(ivgen_message(ctx, nonce[i][k], out[i][k]));
+            memcpy(out[i][2] + 8, msg, 100);
+            assert_int_equal(tls12_record(ctx, 1, out[i][2], 100, 5, 0), 100 + 24);
+            EVP_CIPHER_CTX_free(ctx);
+        }
+        for (k = 0; k < 2; k++)
+            if (memcmp(nonce[0][k], nonce[1][k], 8) != 0 || memcmp(out[0][k], out[1][k], 116) != 0)
+                fail_msg("%s: IV_GEN message %d: ccree's nonce or message differs", algs[a], k);
+        if (memcmp(out[0][2], out[1][2], 124) != 0)
+            fail_msg("%s: the TLS record after IV_GEN differs", algs[a]);
+    }
+}
+
 /* --- which patterns are offloaded ------------------------------------------------------------- */
 
 enum pattern { ONESHOT_ENC, TAG_FIRST_DEC, TLS12, TLS13, GCM_IV16, GCM_TWO_UPDATES, GCM_TAG_AFTER,
@@ -879,7 +957,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(differential), cmocka_unit_test(edges), cmocka_unit_test(tampered),
         cmocka_unit_test(tag_first_split), cmocka_unit_test(lengths), cmocka_unit_test(forged_auto),
-        cmocka_unit_test(tls12),        cmocka_unit_test(tls13), cmocka_unit_test(offload),
+        cmocka_unit_test(tls12),        cmocka_unit_test(tls13), cmocka_unit_test(nonce_reuse),
+        cmocka_unit_test(ivgen),        cmocka_unit_test(offload),
     };
     const char *s = getenv("CCREE_TEST_SEED");
     tu_rng r;
