@@ -116,6 +116,16 @@ _Static_assert(sizeof(entries) / sizeof(entries[0]) == CCREE_NALGS, "one entry p
 
 #define MAX_FUNCTIONS 24
 static OSSL_DISPATCH dispatch[CCREE_NALGS][MAX_FUNCTIONS];
+static int dispatch_full; /* a table did not fit: the provider does not load */
+
+/* One more function of algorithm i's table, leaving room for its terminator. */
+static void put(size_t i, size_t *n, OSSL_DISPATCH f)
+{
+    if (*n + 1 < MAX_FUNCTIONS)
+        dispatch[i][(*n)++] = f;
+    else
+        dispatch_full = 1;
+}
 
 /* Each algorithm's dispatch table: its operation's functions plus its own entry points. */
 static void build_dispatch(void)
@@ -132,15 +142,14 @@ static void build_dispatch(void)
         enum ccree_op op = ccree_op(i);
         const OSSL_DISPATCH *f = ccree_algs[i].kind == CCREE_AEAD ? ccree_aead_functions : ops[op];
 
-        for (n = 0; f[n].function_id != 0; n++)
-            dispatch[i][n] = f[n];
+        for (n = 0; f->function_id != 0; f++)
+            put(i, &n, *f);
         for (f = strcmp(ccree_algs[i].names, "CMAC") == 0 ? ccree_cmac_settings : ccree_hmac_settings;
              op == CCREE_OP_MAC && f->function_id != 0; f++)
-            dispatch[i][n++] = *f;
-        dispatch[i][n++] = (OSSL_DISPATCH){ newctx_id[op], (void (*)(void))entries[i].newctx };
+            put(i, &n, *f);
+        put(i, &n, (OSSL_DISPATCH){ newctx_id[op], (void (*)(void))entries[i].newctx });
         if (get_params_id[op] != 0)
-            dispatch[i][n++] = (OSSL_DISPATCH){ get_params_id[op],
-                                                (void (*)(void))entries[i].get_params };
+            put(i, &n, (OSSL_DISPATCH){ get_params_id[op], (void (*)(void))entries[i].get_params });
     }
 }
 
@@ -442,9 +451,9 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
         return 0;
     }
     ccree_discover(&p->drivers, p->path);
-    if (!CRYPTO_THREAD_run_once(&once, build_dispatch) || !ccree_fork_setup()
+    if (!CRYPTO_THREAD_run_once(&once, build_dispatch) || dispatch_full || !ccree_fork_setup()
         || !load_software(p, in)) {
-        CCREE_RAISE(p, CCREE_R_SOFTWARE, "cannot set up the default provider or fork handling");
+        CCREE_RAISE(p, CCREE_R_SOFTWARE, "cannot set up the dispatch tables, the default provider or fork handling");
         teardown(p);
         return 0;
     }

@@ -118,7 +118,9 @@ static int restrict_level(void)
 
 static int by_priority(const void *x, const void *y)
 {
-    return (*(struct impl *const *)y)->priority - (*(struct impl *const *)x)->priority;
+    int a = (*(struct impl *const *)x)->priority, b = (*(struct impl *const *)y)->priority;
+
+    return (a < b) - (a > b); /* highest first; a difference of ints can overflow */
 }
 
 /* Binds the accepted implementations of one algorithm by driver name, best first. */
