@@ -785,6 +785,74 @@ static void tls13(void **state)
 }
 
 
+
+/* Kernel and software ops of algs[a] since *before, which moves on. */
+static void ops_since(size_t a, tu_alg_info *before, uint64_t *kernel, uint64_t *software)
+{
+    tu_alg_info after = tu_alg(prov, algs[a]);
+
+    *kernel = after.offload_ops - before->offload_ops;
+    *software = after.fallback_ops - before->fallback_ops;
+    *before = after;
+}
+
+/*
+ * Messages with no data show their work all the same: an AAD-only message reads its AAD back
+ * (right tag accepted, wrong refused: one kernel op each), empty TLS 1.2 and 1.3 records their
+ * AAD or tag; an empty decryption is not sent (no kernel op).
+ */
+static void empty_outputs(void **state)
+{
+    static unsigned char ct[16], tag[16], out[64], rec[2][8 + 16];
+    unsigned char iv[12] = { 6 }, fixed[4] = { 4, 3, 2, 1 };
+    uint64_t k, sw;
+    size_t a;
+    int forged;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++) {
+        tu_alg_info before = tu_alg(prov, algs[a]);
+        int want = strcmp(tu_expected_state(&before), "offload") == 0;
+        EVP_CIPHER_CTX *e = tls12_ctx(algs[a], "provider=ccree", 1, fixed, 4);
+        EVP_CIPHER_CTX *d = tls12_ctx(algs[a], "provider=ccree", 0, fixed, 4);
+
+        for (forged = 0; forged < 2; forged++) {
+            seal(algs[a], 12, 16, iv, 13, 0, ct, tag);
+            tag[5] ^= (unsigned char)forged;
+            ops_since(a, &before, &k, &sw);
+            assert_int_equal(open_msg(NULL, algs[a], "provider=ccree", 16, 1, iv, 13, ct, 0, tag,
+                                      out), !forged);
+            ops_since(a, &before, &k, &sw);
+            if (want && (k != 1 || sw != 0))
+                fail_msg("%s, AAD only, %s tag: %llu kernel, %llu software ops", algs[a],
+                         forged ? "wrong" : "right", (unsigned long long)k, (unsigned long long)sw);
+        }
+        assert_false(open_msg(NULL, algs[a], "provider=ccree", 16, 1, iv, 0, ct, 0, tag, out));
+        ops_since(a, &before, &k, &sw);
+        if (k != 0)
+            fail_msg("%s, empty decryption: %llu kernel ops", algs[a], (unsigned long long)k);
+        memset(rec, 0, sizeof(rec));
+        assert_int_equal(tls12_record(e, 1, rec[0], 0, 1, 0), 24);
+        memcpy(rec[1], rec[0], sizeof(rec[0]));
+        assert_int_equal(tls12_record(d, 0, rec[1], 0, 1, 0), 0);
+        rec[0][23] ^= 1;
+        assert_int_equal(tls12_record(d, 0, rec[0], 0, 1, 0), 0);
+        ERR_clear_error();
+        EVP_CIPHER_CTX_free(e);
+        EVP_CIPHER_CTX_free(d);
+        e = tls13_ctx(algs[a], "provider=ccree", 1);
+        d = tls13_ctx(algs[a], "provider=ccree", 0);
+        assert_true(tls13_record(e, is_ccm(algs[a]), 1, iv, rec[0], 0, tag));
+        assert_true(tls13_record(d, is_ccm(algs[a]), 0, iv, rec[0], 0, tag));
+        ops_since(a, &before, &k, &sw);
+        if (want && (k != 5 || sw != 0))
+            fail_msg("%s, empty records: %llu kernel, %llu software ops", algs[a],
+                     (unsigned long long)k, (unsigned long long)sw);
+        EVP_CIPHER_CTX_free(e);
+        EVP_CIPHER_CTX_free(d);
+    }
+}
+
 /* --- nonces --------------------------------------------------------------------------------- */
 
 /*
@@ -958,7 +1026,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(differential), cmocka_unit_test(edges), cmocka_unit_test(tampered),
         cmocka_unit_test(tag_first_split), cmocka_unit_test(lengths), cmocka_unit_test(forged_auto),
         cmocka_unit_test(tls12),        cmocka_unit_test(tls13), cmocka_unit_test(nonce_reuse),
-        cmocka_unit_test(ivgen),        cmocka_unit_test(offload),
+        cmocka_unit_test(ivgen),        cmocka_unit_test(empty_outputs), cmocka_unit_test(offload),
     };
     const char *s = getenv("CCREE_TEST_SEED");
     tu_rng r;

@@ -634,6 +634,49 @@ static void no_key(void **state)
 /* --- counters -------------------------------------------------------------------------------- */
 
 /* Work of one kernel request or less per call: XTS data units, a CTS message each way. */
+
+/*
+ * The shortest messages (16 and 17 bytes; CTS also 31 and 32) into a poisoned buffer, each a
+ * kernel request that shows its work: the default provider's answer, and the counters.
+ */
+static void minimum(void **state)
+{
+    static const size_t mins[] = { 16, 17, 31, 32 };
+    unsigned char key[64], iv[16] = { 9 }, want[32], got[32];
+    size_t mi, i;
+    int enc, n, m;
+
+    (void)state;
+    memcpy(key, msg + 1000, sizeof(key));
+    for (mi = 0; mi < NMODES; mi++) {
+        EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, modes[mi].name, "provider=ccree");
+        tu_alg_info before = tu_alg(prov, modes[mi].name), after;
+
+        assert_non_null(c);
+        for (enc = 0; enc < 2; enc++)
+            for (i = 0; i < (modes[mi].xts ? 2 : 4); i++) {
+                EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+                oneshot(modes[mi].name, key, iv, enc, modes[mi].xts ? NULL : "CS1", msg, mins[i],
+                        want);
+                memset(got, 0xa5, sizeof(got));
+                assert_int_equal(EVP_CipherInit_ex2(ctx, c, key, iv, enc, NULL), 1);
+                assert_int_equal(EVP_CIPHER_CTX_set_padding(ctx, 0), 1);
+                assert_int_equal(EVP_CipherUpdate(ctx, got, &n, msg, (int)mins[i]), 1);
+                assert_int_equal(EVP_CipherFinal_ex(ctx, got + n, &m), 1);
+                assert_int_equal(n + m, (int)mins[i]);
+                if (memcmp(got, want, mins[i]) != 0)
+                    fail_msg("%s, %zu bytes, %s: not the default provider's answer",
+                             modes[mi].name, mins[i], enc ? "encrypting" : "decrypting");
+                EVP_CIPHER_CTX_free(ctx);
+            }
+        after = tu_alg(prov, modes[mi].name);
+        if (counters)
+            assert_true(tu_counter_rule(&before, &after, 1));
+        EVP_CIPHER_free(c);
+    }
+}
+
 static void offload(void **state)
 {
     unsigned char key[64], iv[16] = { 3 };
@@ -672,7 +715,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(known_answers), cmocka_unit_test(differential), cmocka_unit_test(xts_keys),
         cmocka_unit_test(short_updates), cmocka_unit_test(cts_param),    cmocka_unit_test(no_key),
-        cmocka_unit_test(offload),
+        cmocka_unit_test(minimum),       cmocka_unit_test(offload),
     };
     char props[2][64] = { "", "provider=default" };
     size_t mi;
