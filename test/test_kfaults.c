@@ -233,6 +233,7 @@ static void run(const struct kind *k, int enc, struct side *s, int n, int inplac
 
     memcpy(iv, iv0, 16);
     iv[11] ^= (unsigned char)n;
+    memset(s->buf, 0x5a, len + 64); /* no plaintext of an earlier call */
     memcpy(in, src, len);
     s->out = s->buf;
     s->pt = NULL;
@@ -487,7 +488,7 @@ static int applies(const struct kind *k)
 static void every_case(void **state)
 {
     size_t k, z, len;
-    int p, inplace, off, bad = 0;
+    int p, inplace, off, bad = 0, real = *fault->name == '\0';
     unsigned long sk;
 
     (void)state;
@@ -505,7 +506,8 @@ static void every_case(void **state)
                     continue;
                 for (inplace = (kd->flags & INPLACE) || in_place_only; inplace <= !hashing;
                      inplace++)
-                    for (off = 0; off < 2; off++)
+                    /* the shim's faults do not depend on alignment: one of the two a case */
+                    for (off = real ? 0 : (int)((z + p + inplace) & 1); off < 2; off += real ? 1 : 2)
                         for (sk = 0; sk <= (*fault->name && len > 65536 && !hashing); sk++) {
                             struct ccase c = { kd, &policies[p], len, inplace, off, sk };
 
