@@ -404,6 +404,15 @@ static void judge(const struct ccase *c, struct side s[2], int step, int may_fai
         say(c, step, "success with a wrong record MAC");
 }
 
+/* Kind k's line of ccree's table (its state and counters). */
+static tu_alg_info alg_line(const struct kind *k, OSSL_PROVIDER *prov)
+{
+    char name[64];
+
+    snprintf(name, sizeof(name), k->under ? "%s-%s" : "%s", k->alg, k->under);
+    return tu_alg(prov, name);
+}
+
 /*
  * Three calls on a ccree context and a default one: before the fault, with it (armed in the
  * shim), after it (with a new IV if ccree's failed). With the real kernel every call meets
@@ -416,18 +425,16 @@ static void one_case(const struct ccase *c)
     struct tally *t = &tally[k - kinds];
     struct side s[2], seal;
     tu_alg_info before, warm, after;
-    char name[64];
     unsigned long h = 0;
     int step, j, failed = 0, real = *fault->name == '\0';
 
-    snprintf(name, sizeof(name), k->under ? "%s-%s" : "%s", k->alg, k->under);
     open_side(k, k->enc, c->p->libctx, "provider=ccree", &s[0]);
     open_side(k, k->enc, NULL, "provider=default", &s[1]);
     for (j = 0; j < 2; j++) {
         s[j].in = arena[j][0] + c->off;
         s[j].buf = arena[j][1] + c->off;
     }
-    before = warm = tu_alg(c->p->prov, name);
+    before = warm = alg_line(k, c->p->prov);
     t->cases++;
     for (step = 0; step < 3; step++) {
         const unsigned char *src = msg, *tag = NULL;
@@ -463,9 +470,9 @@ static void one_case(const struct ccase *c)
         t->refused += (step == 1 || real) && !s[0].rc;
         failed = !s[0].rc;
         if (step == 0)
-            warm = tu_alg(c->p->prov, name);
+            warm = alg_line(k, c->p->prov);
     }
-    after = tu_alg(c->p->prov, name);
+    after = alg_line(k, c->p->prov);
     t->reached += warm.offload_ops > before.offload_ops;
     t->faulted += h > 0;
     if (!c->p->fallback && after.fallback_ops != before.fallback_ops)
@@ -493,7 +500,7 @@ static int applies(const struct kind *k)
 static void every_case(void **state)
 {
     size_t k, z, len;
-    int p, inplace, off, bad = 0, real = *fault->name == '\0';
+    int p, inplace, off, bad = 0, ran = 0, real = *fault->name == '\0';
     unsigned long sk;
 
     (void)state;
@@ -501,9 +508,17 @@ static void every_case(void **state)
         const struct kind *kd = &kinds[k];
         struct tally *t = &tally[k];
         int hashing = kd->fam == DIGEST || kd->fam == MAC;
+        tu_alg_info a = alg_line(kd, policies[0].prov);
 
         if (!applies(kd))
             continue;
+        /* a small receive budget can fail the self-test at load: the kind stays in software */
+        if (strcmp(a.state, "offload") != 0) {
+            printf("%s not offloaded (%s)%s\n", kd->what, a.reason,
+                   real ? ": its cases are not run" : "");
+            bad += !real;
+            continue;
+        }
         for (p = 0; p < 2; p++)
             for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
                 len = clamp(kd, sizes[z]);
@@ -522,6 +537,7 @@ static void every_case(void **state)
             }
         if (t->cases == 0)
             continue;
+        ran++;
         printf("%-32s %3u cases, %3u reached the kernel, %3u faulted, %3u refused, %u wrong\n",
                kd->what, t->cases, t->reached, t->faulted, t->refused, t->bad);
         if (t->reached == 0 || (*fault->name && t->faulted == 0))
@@ -530,6 +546,8 @@ static void every_case(void **state)
         bad += t->bad > 0 || t->reached == 0 || (*fault->name && t->faulted == 0);
     }
     fflush(stdout);
+    if (ran == 0)
+        fail_msg("no operation kind was offloaded");
     if (bad > 0)
         fail_msg("%d operation kinds went wrong under %s", bad,
                  *fault->name ? fault->name : "the real kernel");
