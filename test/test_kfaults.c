@@ -336,10 +336,11 @@ static int must_succeed(const struct ccase *c)
     return fault->when == SEND || (!c->inplace && c->k->fam != DIGEST && c->k->fam != MAC);
 }
 
+/* What is wrong with a case's call (step 0 to 2; 3: all three), said for the first few. */
 static void say(const struct ccase *c, int step, const char *fmt, ...)
 {
     static const char *const steps[] = { "the call before the fault", "the call with the fault",
-                                         "the call after the fault" };
+                                         "the call after the fault", "the three calls" };
     struct tally *t = &tally[c->k - kinds];
     va_list ap;
 
@@ -349,7 +350,7 @@ static void say(const struct ccase *c, int step, const char *fmt, ...)
     printf("WRONG %s, %s, %s, %zu bytes, %s, %s, %lu request(s) before the fault, %s: ",
            c->k->what, *fault->name ? fault->name : "the real kernel", c->p->name, c->len,
            c->inplace ? "in place" : "not in place", c->off ? "1 byte past aligned" : "aligned",
-           c->skip, *fault->name ? steps[step] : "a call");
+           c->skip, *fault->name || step == 3 ? steps[step] : "a call");
     va_start(ap, fmt);
     vprintf(fmt, ap);
     va_end(ap);
@@ -476,7 +477,7 @@ static void one_case(const struct ccase *c)
     t->reached += warm.offload_ops > before.offload_ops;
     t->faulted += h > 0;
     if (!c->p->fallback && after.fallback_ops != before.fallback_ops)
-        say(c, 2, "%llu calls in software with fallback = no",
+        say(c, 3, "%llu calls in software with fallback = no",
             (unsigned long long)(after.fallback_ops - before.fallback_ops));
     for (j = 0; j < 2; j++)
         close_side(&s[j]);
