@@ -72,21 +72,44 @@ static int is_alg(int fd)
     return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_ALG;
 }
 
+/* The faults on requests: the error, and whether the kernel runs the request first. */
+static const struct request_fault {
+    const char *name;
+    int err, runs;
+} request_faults[] = {
+    { "recv-short", 0, 1 },       { "recv-write-eio", EIO, 1 },   { "recv-garbage-eio", EIO, 1 },
+    { "recv-short-eio", EIO, 1 }, { "recv-ebadmsg", EBADMSG, 1 }, { "recv-enomem", ENOMEM, 0 },
+    { "send-ebusy", EBUSY, 0 },   { "send-eagain", EAGAIN, 0 },   { "send-enomem", ENOMEM, 0 },
+};
+
 /* The armed fault of this kind ("send-" or "recv-") for this call on fd, or NULL. */
-static const char *armed(int fd, const char *kind)
+static const struct request_fault *armed(int fd, const char *kind)
 {
     static unsigned long seen;
     const char *m = mode(), *every = getenv("CCREE_FAULT_EVERY");
     unsigned long n = every != NULL ? strtoul(every, NULL, 10) : 1;
+    size_t i;
 
-    if ((!ccree_fault_armed && ccree_fault_mode[0] == '\0') || strncmp(m, kind, 5) != 0
+    for (i = 0; i < sizeof(request_faults) / sizeof(request_faults[0])
+                && strcmp(m, request_faults[i].name) != 0; i++)
+        ;
+    if ((!ccree_fault_armed && ccree_fault_mode[0] == '\0')
+        || i == sizeof(request_faults) / sizeof(request_faults[0]) || strncmp(m, kind, 5) != 0
         || !is_alg(fd))
         return NULL;
     if (ccree_fault_skip > 0) {
         ccree_fault_skip--;
         return NULL;
     }
-    return n <= 1 || seen++ % n == 0 ? m : NULL;
+    return n <= 1 || seen++ % n == 0 ? &request_faults[i] : NULL;
+}
+
+/* The fault's error, counted. */
+static ssize_t strike(const struct request_fault *f)
+{
+    ccree_fault_hits++;
+    errno = f->err;
+    return -1;
 }
 
 EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
@@ -114,20 +137,12 @@ EXPORT int setsockopt(int fd, int level, int opt, const void *v,
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-    static const struct {
-        const char *name;
-        int err;
-    } refusals[] = { { "send-ebusy", EBUSY }, { "send-eagain", EAGAIN }, { "send-enomem", ENOMEM } };
     ssize_t (*real)(int, const struct msghdr *, int) = dlsym(RTLD_NEXT, "sendmsg");
-    const char *f = armed(fd, "send-");
+    const struct request_fault *f = armed(fd, "send-");
     size_t len = 0, i;
 
-    for (i = 0; f != NULL && i < sizeof(refusals) / sizeof(refusals[0]); i++)
-        if (strcmp(f, refusals[i].name) == 0) {
-            ccree_fault_hits++;
-            errno = refusals[i].err;
-            return -1;
-        }
+    if (f != NULL)
+        return strike(f);
     for (i = 0; i < msg->msg_iovlen; i++)
         len += msg->msg_iov[i].iov_len;
     if (fault("request-eio") && len > 4096 && is_alg(fd)) {
@@ -187,51 +202,43 @@ static ssize_t real_recv(int fd, struct msghdr *msg, int flags, int digest)
 }
 
 /* The fault f on a read of an answer: the count to return, or -1 with errno set. */
-static ssize_t recv_fault(const char *f, int fd, struct msghdr *msg, int flags, int digest)
+static ssize_t recv_fault(const struct request_fault *f, int fd, struct msghdr *msg, int flags,
+                          int digest)
 {
     struct iovec cut[8];
     struct msghdr m = *msg;
-    size_t want = 0, i;
+    size_t want = 0, i, k;
     ssize_t n, left;
-    /* recv-short-eio: short on the first read of a request, failing on the next */
-    int shorten = strcmp(f, "recv-short") == 0 || (strcmp(f, "recv-short-eio") == 0 && fresh);
 
     for (i = 0; i < msg->msg_iovlen; i++)
         want += msg->msg_iov[i].iov_len;
-    if (strcmp(f, "recv-enomem") == 0) {
-        ccree_fault_hits++;
-        errno = ENOMEM;
-        return -1;
-    }
-    if (shorten) { /* a digest is copied out whole: never short */
+    if (!f->runs)
+        return strike(f);
+    /* recv-short-eio: short on the first read of a request, failing on the next */
+    if (f->err == 0 || (strcmp(f->name, "recv-short-eio") == 0 && fresh)) {
+        /* a digest is copied out whole, and the kernel fills a page at least */
         if (digest || (want / 2 & ~(size_t)15) == 0 || msg->msg_iovlen > 8)
-            return real_recv(fd, msg, flags, digest); /* the kernel fills a page at least */
+            return real_recv(fd, msg, flags, digest);
         m.msg_iov = cut;
         m.msg_iovlen = cut_iov(msg, want / 2 & ~(size_t)15, cut);
         ccree_fault_hits++;
         return real_recv(fd, &m, flags, 0);
     }
-    if (strcmp(f, "recv-short-eio") != 0 && strcmp(f, "recv-write-eio") != 0
-        && strcmp(f, "recv-garbage-eio") != 0 && strcmp(f, "recv-ebadmsg") != 0)
-        return real_recv(fd, msg, flags, digest); /* not a fault this shim knows */
     if ((n = real_recv(fd, msg, flags, digest)) < 0)
         return n;
-    for (i = 0, left = n; strcmp(f, "recv-garbage-eio") == 0 && i < msg->msg_iovlen && left > 0; i++) {
-        size_t k, w = (size_t)left < msg->msg_iov[i].iov_len ? (size_t)left : msg->msg_iov[i].iov_len;
-
-        for (k = 0; k < w && k < 16; k++)
+    /* recv-garbage-eio: the first 16 bytes the answer reached in each buffer inverted */
+    for (i = 0, left = n; !strcmp(f->name, "recv-garbage-eio") && left > 0; i++) {
+        for (k = 0; k < msg->msg_iov[i].iov_len && k < 16 && (ssize_t)k < left; k++)
             ((unsigned char *)msg->msg_iov[i].iov_base)[k] ^= 0xff;
-        left -= (ssize_t)w;
+        left -= (ssize_t)msg->msg_iov[i].iov_len;
     }
-    ccree_fault_hits++;
-    errno = strcmp(f, "recv-ebadmsg") == 0 ? EBADMSG : EIO;
-    return -1;
+    return strike(f);
 }
 
 /* A read of an answer: recvmsg, or recv for a digest. */
 static ssize_t answer(int fd, struct msghdr *msg, int flags, int digest)
 {
-    const char *f = armed(fd, "recv-");
+    const struct request_fault *f = armed(fd, "recv-");
     ssize_t n = f != NULL ? recv_fault(f, fd, msg, flags, digest)
                           : real_recv(fd, msg, flags, digest);
 
