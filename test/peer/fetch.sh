@@ -7,12 +7,13 @@
 #
 # Usage: sh test/peer/fetch.sh          fetch (once)
 #        sh test/peer/fetch.sh --dir    print the cache directory and exit
+# CCREE_PEER_DATA, when set, is the directory itself (for a VM whose root has another libssl3).
 # The version of the source used is written to SOURCE in the cache.
 set -eu
 
 CACHE=${CCREE_PEER_CACHE:-/var/cache/ccree-peer}
 VER=$(dpkg-query -W -f='${Version}' libssl3)
-DIR=$CACHE/$VER
+DIR=${CCREE_PEER_DATA:-$CACHE/$VER}
 if [ "${1:-}" = --dir ]; then echo "$DIR"; exit 0; fi
 if [ -e "$DIR/SOURCE" ]; then echo "fetch.sh: $DIR is there (source $(cat "$DIR/SOURCE"))"; exit 0; fi
 
