@@ -9,14 +9,18 @@
  * the names are printed for test/peer/peer.sh to check against src/algs.c) or when evp_test
  * itself would skip it (Availablein naming no available provider).
  *
- * Usage: evp_peer [--mutate] FILE...
+ * Usage: evp_peer [--mutate] [--algs ALGS_C] (--fetch FETCH_SH | FILE...)
  *   --mutate  every test with one expected value changed (a bit of Ciphertext, Tag or Output
  *             flipped, or an expected error changed to success) must fail in every variant.
+ *   --algs    fail if a name skipped as not offered is a name or alias in src/algs.c's table.
+ *   --fetch   run the files of the directory `sh FETCH_SH --dir` names (fetch.sh's cache).
  * Env: CCREE_REQUIRE_OFFLOAD=1: each file's offloadable algorithms must show kernel ops.
  * Exit: 0 when nothing failed.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <stddef.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1283,6 +1287,82 @@ static void run_one(test *t, const char *file, tally *c, watch *w)
     free_subject(&s);
 }
 
+/* The number of names skipped as not offered that src/algs.c's rows name (first string of
+ * each row, split at ':'); -1 when it has none. */
+static int skipped_in_table(const char *algs_c)
+{
+    FILE *f = fopen(algs_c, "re");
+    char *buf = NULL, *p, *q;
+    size_t cap = 0;
+    int rows = 0, found = 0;
+
+    while (f != NULL && getline(&buf, &cap, f) != -1) {
+        if (strncmp(p = trim(buf), "{ \"", 3) != 0 || (q = strchr(p + 3, '"')) == NULL)
+            continue;
+        *q = '\0', rows++;
+        for (p = strtok(p + 3, ":"); p != NULL; p = strtok(NULL, ":")) {
+            for (q = skipped_names; (q = strcasestr(q, p)) != NULL; q++)
+                if ((q == skipped_names || q[-1] == '\n') && (q[strlen(p)] == '\n' || q[strlen(p)] == '\0')) {
+                    printf("%s is skipped as not offered, but %s has it\n", p, algs_c);
+                    found++;
+                    break;
+                }
+        }
+    }
+    free(buf);
+    if (f != NULL)
+        fclose(f);
+    return rows == 0 ? -1 : found;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int data_file(const struct dirent *d)
+{
+    return strncmp(d->d_name, "evp", 3) == 0 && strstr(d->d_name, ".txt") != NULL
+           && (strncmp(d->d_name + 3, "ciph_", 5) == 0 || strncmp(d->d_name + 3, "md_", 3) == 0
+               || strncmp(d->d_name + 3, "mac_", 4) == 0);
+}
+
+static void run_file(const char *path, tally *all);
+
+/* The files of fetch.sh's cache; 0 (with the way to get them) when there are none. */
+static int run_cache(const char *fetch_sh, tally *all)
+{
+    char cmd[512], dir[512] = "", path[1024], src[64] = "?";
+    struct dirent **list = NULL;
+    FILE *f;
+    int i, n;
+
+    snprintf(cmd, sizeof(cmd), "sh '%s' --dir", fetch_sh);
+    if ((f = popen(cmd, "r")) == NULL || fgets(dir, sizeof(dir), f) == NULL)
+        dir[0] = '\0';
+    if (f != NULL)
+        pclose(f);
+    dir[strcspn(dir, "\n")] = '\0';
+    if ((n = dir[0] != '\0' ? scandir(dir, &list, data_file, by_name) : -1) <= 0) {
+        fprintf(stderr, "peer: no evp_test data in %s: run sh test/peer/fetch.sh\n", dir);
+        free(list);
+        return 0;
+    }
+    snprintf(path, sizeof(path), "%s/SOURCE", dir);
+    if ((f = fopen(path, "re")) != NULL && fgets(src, sizeof(src), f) != NULL)
+        src[strcspn(src, "\n")] = '\0';
+    if (f != NULL)
+        fclose(f);
+    printf("evp_test data of openssl %s in %s\n", src, dir);
+    for (i = 0; i < n; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, list[i]->d_name);
+        run_file(path, all);
+        free(list[i]);
+    }
+    free(list);
+    return 1;
+}
+
 static void run_file(const char *path, tally *all)
 {
     const char *file = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
@@ -1313,13 +1393,20 @@ static void run_file(const char *path, tally *all)
 int main(int argc, char **argv)
 {
     tally all = { 0, 0, 0 };
-    const char *p;
-    int i = 1;
+    const char *p, *algs = NULL, *fetch = NULL;
+    int i, in_table = 0;
 
-    if (argc > 1 && strcmp(argv[1], "--mutate") == 0)
-        mutants = 1, i++;
-    if (i >= argc) {
-        fprintf(stderr, "usage: %s [--mutate] FILE...\n", argv[0]);
+    for (i = 1; i < argc && strncmp(argv[i], "--", 2) == 0; i++)
+        if (strcmp(argv[i], "--mutate") == 0)
+            mutants = 1;
+        else if (strcmp(argv[i], "--algs") == 0 && i + 1 < argc)
+            algs = argv[++i];
+        else if (strcmp(argv[i], "--fetch") == 0 && i + 1 < argc)
+            fetch = argv[++i];
+        else
+            break;
+    if ((fetch == NULL) == (i >= argc)) {
+        fprintf(stderr, "usage: %s [--mutate] [--algs ALGS_C] (--fetch FETCH_SH | FILE...)\n", argv[0]);
         return 2;
     }
     if ((ccree = OSSL_PROVIDER_load(NULL, "ccree")) == NULL) {
@@ -1329,12 +1416,16 @@ int main(int argc, char **argv)
     /* evp_test's recipe loads legacy for the stanzas marked "Availablein = legacy" */
     if ((legacy = OSSL_PROVIDER_try_load(NULL, "legacy", 1)) == NULL)
         printf("the legacy provider does not load: its stanzas are skipped\n");
+    if (fetch != NULL && !run_cache(fetch, &all))
+        return 1;
     for (; i < argc; i++)
         run_file(argv[i], &all);
     for (p = skipped_names; *p != '\0'; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != '\0'))
         printf("not offered by ccree: %.*s\n", (int)strcspn(p, "\n"), p);
+    if (algs != NULL && (in_table = skipped_in_table(algs)) < 0)
+        printf("no algorithm names read from %s\n", algs);
     printf("%d passed, %d failed, %d skipped\n", all.passed, all.failed, all.skipped);
     OSSL_PROVIDER_unload(legacy);
     OSSL_PROVIDER_unload(ccree);
-    return all.failed != 0;
+    return all.failed != 0 || in_table != 0;
 }
