@@ -51,12 +51,13 @@ static void *t_malloc(size_t n, const char *file, int line)
 
 static void t_free(void *p, const char *file, int line)
 {
-    struct hdr *h = (struct hdr *)((unsigned char *)p - HDR);
+    struct hdr *h;
 
     (void)file;
     (void)line;
     if (p == NULL)
         return;
+    h = (struct hdr *)((unsigned char *)p - HDR);
     if (armed && holds(h, key))
         found++;
     h->prev->next = h->next;
