@@ -18,9 +18,8 @@
 
 #define HBUF 16384
 #define NONE CCREE_NALGS /* a MAC on a digest or cipher the table lacks: software only */
-#define MAX_PARAMS 16
 
-enum { H_START, H_KERNEL, H_SOFT };
+enum { H_START, H_KERNEL, H_SOFT, H_LOST }; /* H_LOST: a failure lost part of the message */
 
 struct hash_ctx {
     struct ccree_prov *prov;
@@ -29,7 +28,7 @@ struct hash_ctx {
     int state, finalised;
     unsigned char *buf;
     size_t buflen, size, cap; /* the buffer grows to cap as a message needs it */
-    size_t used;              /* the most of it ever used: what is wiped */
+    size_t used;              /* the most of it this message used: wiped at its end */
     struct ccree_sock op; /* tracked across fork() while the kernel holds a message */
     EVP_MD_CTX *md;       /* a digest in software */
     EVP_MAC_CTX *sw;      /* a MAC in software, keyed and set up as this context */
@@ -56,13 +55,22 @@ static void count(const struct hash_ctx *h, int software, size_t ops, size_t byt
         ccree_count(h->idx, software, ops, bytes);
 }
 
-/* The path of a message of len bytes (or more): 1 the kernel, 0 software. */
+/* Whether the kernel can run this context's messages. */
+static int kernel_able(const struct hash_ctx *h)
+{
+    return h->idx != NONE && !h->sw_only && h->prov->path[h->idx].offload;
+}
+
+/*
+ * The path of a message of len bytes (or more): 1 the kernel, 0 software, -1 refused
+ * (fallback = no, and settings changed since init that the kernel lacks).
+ */
 static int choose(const struct hash_ctx *h, size_t len, struct ccree_choice *ch)
 {
-    if (h->idx != NONE && !h->sw_only)
-        return ccree_choose(h->prov, h->idx, len, ch);
     *ch = (struct ccree_choice){ .kernel = 0 };
-    return 0;
+    if (kernel_able(h))
+        return ccree_choose(h->prov, h->idx, len, ch);
+    return h->prov->fallback ? 0 : (fail(h, CCREE_R_NOT_OFFLOADED, "these settings run in software"), -1);
 }
 
 /* --- the message engine -------------------------------------------------------------------- */
@@ -88,44 +96,66 @@ static int soft_update(struct hash_ctx *h, const void *in, size_t len)
     return 1;
 }
 
-/* Sends the buffer and in to the kernel; on the first send a failure can still go to software. */
-static int kernel_send(struct hash_ctx *h, const unsigned char *in, size_t len, int more)
+/* The message's whole buffer and then in, to software: the kernel failed with err before it
+ * held any of the message. */
+static int to_software(struct hash_ctx *h, int err, const unsigned char *in, size_t len)
 {
-    struct iovec iov[2] = { { h->buf, h->buflen }, { (void *)in, len } };
-    int err = -EBADF, first = h->state == H_START;
-
-    if (first) {
-        int fd = ccree_sock_valid(&h->op) ? h->op.fd
-                 : h->mac == NONE ? ccree_pool_take(h->idx, h->prov) : -1;
-
-        if (fd < 0)
-            fd = afalg_open(CCREE_HASH, h->prov->path[h->idx].driver, h->key, h->keylen, 0);
-
-        if (fd >= 0) {
-            ccree_sock_set(&h->op, fd);
-            h->state = H_KERNEL;
-            ccree_sock_track(&h->op, 1);
-        } else {
-            err = fd;
-        }
-    }
-    if (h->state == H_KERNEL && h->op.fd >= 0
-        && (err = afalg_hash_send(h->op.fd, iov, len ? 2 : 1, more)) == 0) {
-        count(h, 0, 0, h->buflen + len);
-        h->buflen = 0;
-        return 1;
-    }
-    ccree_sock_close(&h->op);
-    if (!first) {
-        CCREE_RAISE(h->prov, CCREE_R_KERNEL, "%s (%s): %s; the message is lost", hname(h),
-                    h->prov->path[h->idx].driver, strerror(-err));
-        return 0;
-    }
     if (!ccree_kernel_failed(h->prov, h->idx, err, 0) || !soft_start(h)
         || !soft_update(h, h->buf, h->buflen))
         return 0;
     h->buflen = 0;
     return soft_update(h, in, len);
+}
+
+/* A socket for the message's first send: 0, or -errno. */
+static int kernel_open(struct hash_ctx *h)
+{
+    int fd;
+
+    if (ccree_sock_valid(&h->op))
+        return 0;
+    fd = h->mac == NONE ? ccree_pool_take(h->idx, h->prov) : -1;
+    if (fd < 0 && (fd = afalg_open(CCREE_HASH, h->prov->path[h->idx].driver, h->key, h->keylen, 0)) < 0)
+        return fd;
+    ccree_sock_set(&h->op, fd);
+    return 0;
+}
+
+/* Sends the buffer and in to the kernel; on the first send a failure can still go to software. */
+static int kernel_send(struct hash_ctx *h, const unsigned char *in, size_t len, int more)
+{
+    struct iovec iov[2] = { { h->buf, h->buflen }, { (void *)in, len } };
+    int first = h->state == H_START;
+    int err = first ? kernel_open(h) : ccree_sock_valid(&h->op) ? 0 : -EBADF;
+
+    if (err == 0 && (err = afalg_hash_send(h->op.fd, iov, len ? 2 : 1, more)) == 0) {
+        h->state = H_KERNEL;
+        ccree_sock_track(&h->op, 1);
+        count(h, 0, 0, h->buflen + len);
+        h->buflen = 0;
+        return 1;
+    }
+    ccree_sock_close(&h->op); /* its state is unknown now */
+    if (first)
+        return to_software(h, err, in, len);
+    CCREE_RAISE(h->prov, CCREE_R_KERNEL, "%s (%s): %s; the message is lost", hname(h),
+                h->prov->path[h->idx].driver, strerror(-err));
+    return 0;
+}
+
+/* A message a failure lost part of: refused until the next init. */
+static int lose(struct hash_ctx *h)
+{
+    ccree_sock_close(&h->op);
+    h->state = H_LOST;
+    return 0;
+}
+
+/* The end of a message: what it left in the buffer is wiped. */
+static void wipe(struct hash_ctx *h)
+{
+    OPENSSL_cleanse(h->buf, h->used);
+    h->used = h->buflen = 0;
 }
 
 /* A new message. */
@@ -139,7 +169,7 @@ static void restart(struct hash_ctx *h)
     ccree_sock_track(&h->op, 0);
     h->state = H_START;
     h->finalised = 0;
-    h->buflen = 0;
+    wipe(h);
 }
 
 static int reserve(struct hash_ctx *h, size_t n)
@@ -159,22 +189,14 @@ static int reserve(struct hash_ctx *h, size_t n)
     return 1;
 }
 
-static int hash_update(void *vctx, const unsigned char *in, size_t inl)
+/* Takes inl > 0 bytes of the message: buffered, or sent on its path. */
+static int take(struct hash_ctx *h, const unsigned char *in, size_t inl)
 {
-    struct hash_ctx *h = vctx;
     struct ccree_choice ch;
 
-    if (h->finalised)
-        return fail(h, CCREE_R_FINALISED, "update after final");
-    if (in == NULL && inl > 0)
-        return fail(h, CCREE_R_BAD_PARAM, "NULL input");
-    if (inl > SIZE_MAX / 2)
-        return fail(h, CCREE_R_BAD_LENGTH, "length out of range");
-    if (inl == 0)
-        return 1;
     if (h->state == H_SOFT)
         return soft_update(h, in, inl);
-    if (h->buflen + inl <= h->cap && h->idx != NONE && !h->sw_only) {
+    if (h->buflen + inl <= h->cap && kernel_able(h)) {
         if (!reserve(h, h->buflen + inl))
             return fail(h, CCREE_R_SOFTWARE, "no memory");
         memcpy(h->buf + h->buflen, in, inl);
@@ -182,13 +204,72 @@ static int hash_update(void *vctx, const unsigned char *in, size_t inl)
         h->used = h->buflen > h->used ? h->buflen : h->used;
         return 1;
     }
-    if (h->state == H_START && !choose(h, h->buflen + inl, &ch)) { /* a long message: untimed */
-        if (!soft_start(h) || !soft_update(h, h->buf, h->buflen))
+    if (h->state == H_START) /* a long message: untimed */
+        switch (choose(h, h->buflen + inl, &ch)) {
+        case -1:
             return 0;
-        h->buflen = 0;
-        return soft_update(h, in, inl);
-    }
+        case 0:
+            if (!soft_start(h) || !soft_update(h, h->buf, h->buflen))
+                return 0;
+            h->buflen = 0;
+            return soft_update(h, in, inl);
+        }
     return kernel_send(h, in, inl, 1);
+}
+
+static int not_lost(const struct hash_ctx *h)
+{
+    return h->state != H_LOST || fail(h, CCREE_R_BAD_STATE, "a failure lost this message: init again");
+}
+
+static int hash_update(void *vctx, const unsigned char *in, size_t inl)
+{
+    struct hash_ctx *h = vctx;
+
+    if (h->finalised)
+        return fail(h, CCREE_R_FINALISED, "update after final");
+    if (in == NULL && inl > 0)
+        return fail(h, CCREE_R_BAD_PARAM, "NULL input");
+    if (inl > SIZE_MAX / 2)
+        return fail(h, CCREE_R_BAD_LENGTH, "length out of range");
+    return not_lost(h) && (inl == 0 || take(h, in, inl) || lose(h));
+}
+
+/* A message all in the buffer: timed as a whole on the path it takes, after any socket set-up. */
+static int start_whole(struct hash_ctx *h, struct ccree_choice *ch)
+{
+    int err, path = choose(h, h->buflen, ch);
+
+    if (path > 0 && (err = kernel_open(h)) != 0)
+        return to_software(h, err, NULL, 0);
+    ccree_start(ch);
+    return path == 0 ? soft_start(h) && soft_update(h, h->buf, h->buflen) : path > 0;
+}
+
+/* The message's digest or MAC into out, *mdsize bytes (a MAC in software: set here). */
+static int finish(struct hash_ctx *h, unsigned char *out, size_t *mdsize, size_t outsz)
+{
+    unsigned int n;
+    int err;
+
+    if (h->state != H_SOFT && (h->state == H_START || h->buflen > 0) && !kernel_send(h, NULL, 0, 0))
+        return 0;
+    if (h->state == H_SOFT) {
+        if (h->mac != NONE ? !EVP_MAC_final(h->sw, out, mdsize, outsz)
+                           : !EVP_DigestFinal_ex(h->md, out, &n))
+            return fail(h, CCREE_R_SOFTWARE, "in the default provider");
+        count(h, 1, 1, 0);
+        return 1;
+    }
+    if ((err = afalg_hash_read(h->op.fd, out, *mdsize)) != 0) {
+        OPENSSL_cleanse(out, *mdsize);
+        CCREE_RAISE(h->prov, CCREE_R_KERNEL, "%s (%s): %s", hname(h), h->prov->path[h->idx].driver,
+                    strerror(-err));
+        return 0;
+    }
+    ccree_sock_track(&h->op, 0);
+    count(h, 0, 1, 0);
+    return 1;
 }
 
 static int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz)
@@ -196,8 +277,6 @@ static int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz
     struct hash_ctx *h = vctx;
     size_t mdsize = h->idx == NONE ? 0 : ccree_algs[h->idx].mdsize;
     struct ccree_choice ch = { .timed = 0 };
-    unsigned int n;
-    int err;
 
     *outl = 0;
     if (h->finalised)
@@ -206,36 +285,15 @@ static int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz
         return fail(h, CCREE_R_BAD_PARAM, "NULL output");
     if (outsz < mdsize)
         return fail(h, CCREE_R_OUTPUT_TOO_SMALL, "output buffer");
-    /* A message all in the buffer: timed as a whole on the path it takes. */
-    if (h->state == H_START) {
-        choose(h, h->buflen, &ch);
-        ccree_start(&ch);
-        if (!ch.kernel && (!soft_start(h) || !soft_update(h, h->buf, h->buflen)))
-            return 0;
-    }
-    if (h->state != H_SOFT && (h->state == H_START || h->buflen > 0)
-        && !kernel_send(h, NULL, 0, 0))
+    if (!not_lost(h))
         return 0;
-    if (h->state == H_SOFT) {
-        if (h->mac != NONE ? !EVP_MAC_final(h->sw, out, &mdsize, outsz)
-                           : !EVP_DigestFinal_ex(h->md, out, &n))
-            return fail(h, CCREE_R_SOFTWARE, "in the default provider");
-        count(h, 1, 1, 0);
-    } else {
-        if ((err = h->op.fd < 0 ? -EBADF : afalg_hash_read(h->op.fd, out, mdsize)) != 0) {
-            ccree_sock_close(&h->op);
-            CCREE_RAISE(h->prov, CCREE_R_KERNEL, "%s (%s): %s", hname(h),
-                        h->prov->path[h->idx].driver, strerror(-err));
-            return 0;
-        }
-        ccree_sock_track(&h->op, 0);
-        count(h, 0, 1, 0);
-    }
+    if ((h->state == H_START && !start_whole(h, &ch)) || !finish(h, out, &mdsize, outsz))
+        return lose(h);
     if (ch.timed && ch.kernel == (h->state == H_KERNEL))
         ccree_ran(h->prov, &ch);
     h->state = H_START;
     h->finalised = 1;
-    h->buflen = 0;
+    wipe(h);
     *outl = mdsize;
     return 1;
 }
@@ -418,48 +476,67 @@ static int set_key(struct hash_ctx *h, const OSSL_PARAM *p)
 }
 
 /*
- * Settings go to the software MAC as they are, but for "properties": software fetches the
- * digest or cipher where it found it. Then this context follows: its row, key and settings.
+ * params for the software MAC, in sw (room for each of them and two more): as they are, but for
+ * "properties": software fetches the digest or cipher where it found it. *row: the row of the
+ * digest or cipher named; *name: its name, or NULL.
  */
-static int mac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+static int to_sw(struct hash_ctx *h, const OSSL_PARAM params[], OSSL_PARAM *sw, size_t *row,
+                 const char **name)
 {
-    struct hash_ctx *h = vctx;
     const char *under = is_cmac(h) ? OSSL_MAC_PARAM_CIPHER : OSSL_MAC_PARAM_DIGEST;
-    OSSL_PARAM sw[MAX_PARAMS + 1];
+    const char *props = NULL, *asked = NULL;
     const OSSL_PARAM *p;
-    const char *name = NULL, *props = NULL, *asked = NULL;
-    size_t i, n = 0, row = h->named;
-    uint64_t v;
+    size_t n = 0;
 
-    for (p = params; p != NULL && p->key != NULL; p++) {
+    for (p = params; p->key != NULL; p++) {
         if (strcmp(p->key, OSSL_MAC_PARAM_PROPERTIES) == 0) {
             if (!OSSL_PARAM_get_utf8_string_ptr(p, &asked))
                 return fail(h, CCREE_R_BAD_PARAM, "properties");
             continue;
         }
-        if (n == MAX_PARAMS)
-            return fail(h, CCREE_R_BAD_PARAM, "too many parameters");
         if (strcmp(p->key, under) == 0) {
-            if (!OSSL_PARAM_get_utf8_string_ptr(p, &name))
+            if (!OSSL_PARAM_get_utf8_string_ptr(p, name))
                 return fail(h, CCREE_R_BAD_PARAM, under);
-            row = find_row(h, name, &props);
+            *row = find_row(h, *name, &props);
         }
         sw[n++] = *p;
     }
     /* Properties asked for must find the digest or cipher, as in the default provider. */
-    if (name != NULL && asked != NULL
-        && !ccree_fetchable(h->prov, is_cmac(h) ? CCREE_OP_CIPHER : CCREE_OP_DIGEST, name, asked))
+    if (*name != NULL && asked != NULL
+        && !ccree_fetchable(h->prov, is_cmac(h) ? CCREE_OP_CIPHER : CCREE_OP_DIGEST, *name, asked))
         return fail(h, CCREE_R_BAD_PARAM, "no such digest or cipher with these properties");
     if (props != NULL)
         sw[n++] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_PROPERTIES, (char *)props, 0);
     sw[n] = OSSL_PARAM_construct_end();
-    if (n == 0)
-        return 1;
-    if (!EVP_MAC_CTX_set_params(h->sw, sw)) {
+    if (n > 0 && !EVP_MAC_CTX_set_params(h->sw, sw)) {
         CCREE_RAISE(h->prov, CCREE_R_BAD_PARAM, "%s: %s %s", ccree_algs[h->mac].names,
-                    name != NULL ? under : "settings", name != NULL ? name : "refused");
+                    *name != NULL ? under : "settings", *name != NULL ? *name : "refused");
         return 0;
     }
+    return 1;
+}
+
+/* Settings go to the software MAC first; then this context follows: its row, key and settings. */
+static int mac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    struct hash_ctx *h = vctx;
+    const OSSL_PARAM *p;
+    OSSL_PARAM *sw;
+    const char *name = NULL;
+    size_t i, n = 0, row = h->named;
+    uint64_t v;
+    int ok;
+
+    for (p = params; p != NULL && p->key != NULL; p++)
+        n++;
+    if (n == 0)
+        return 1;
+    if ((sw = OPENSSL_malloc((n + 2) * sizeof(*sw))) == NULL) /* and "properties", and the end */
+        return fail(h, CCREE_R_SOFTWARE, "no memory");
+    ok = to_sw(h, params, sw, &row, &name);
+    OPENSSL_free(sw);
+    if (!ok)
+        return 0;
     h->named = row;
     for (i = 0; i < sizeof(sw_settings) / sizeof(sw_settings[0]); i++)
         if ((p = OSSL_PARAM_locate_const(params, sw_settings[i])) != NULL) {
