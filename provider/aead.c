@@ -422,6 +422,7 @@ static int gcm_final(struct aead_ctx *c)
     if (c->msg == MSG_ONESHOT) {
         if (c->enc)
             forget_data(c);
+        c->taglen = taglen;
         return 1;
     }
     ok = c->msg == MSG_STREAM ? sw_gcm_final(c, c->tag, taglen)
@@ -451,9 +452,10 @@ static int gcm_data(struct aead_ctx *c, unsigned char *out, const unsigned char 
         if ((ok = oneshot(c, &ch, c->buf, c->aadlen, c->buf + c->aadlen, out, len, c->tag, taglen))
             == 0)
             return 0;
-        /* A mismatch withholds the data (out is wiped): final fails, as in the default provider. */
+        /* A mismatch withholds the data (out is wiped): final fails, as in the default provider.
+         * An encryption's tag is computed, but given out only after final. */
         c->msg = ok > 0 ? MSG_ONESHOT : MSG_FAILED;
-        c->taglen = taglen;
+        c->taglen = c->enc ? 0 : taglen;
         return 1;
     }
     /* An encryption in software: streamed, its data timed against the kernel's one-shots. */

@@ -179,7 +179,8 @@ static int sw_update(struct cipher_ctx *c, unsigned char *out, const unsigned ch
     int n;
 
     for (; len > 0; in += n, out += n, len -= n) {
-        n = len > (1 << 30) ? 1 << 30 : (int)len;
+        /* whole blocks a call; a CTS or XTS message (at most INT_MAX) in one */
+        n = len > INT_MAX ? INT_MAX & ~(MAXBLK - 1) : (int)len;
         if (!EVP_CipherUpdate(c->sw, out, &n, in, n))
             return 0;
     }
