@@ -331,6 +331,14 @@ static int must_succeed(const struct ccase *c)
 {
     if (fault->when == SHORT && (c->k->flags & PREFIX))
         return 1; /* progress */
+    /*
+     * The shim cutting an AEAD decryption's answer short makes the kernel check a shorter
+     * message against the tag: EBADMSG, which ccree takes as the verdict. A real kernel does
+     * not cut it: ccree's sockets hold a receive budget for a whole request (rmem.sh).
+     */
+    if (*fault->name && strstr(fault->name, "short") && (c->k->fam == AEAD || c->k->fam == TLS12)
+        && !c->k->enc)
+        return 0;
     if (!c->p->fallback)
         return 0;
     return fault->when == SEND || (!c->inplace && c->k->fam != DIGEST && c->k->fam != MAC);
