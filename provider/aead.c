@@ -317,6 +317,8 @@ static int oneshot(struct aead_ctx *c, struct ccree_choice *ch, unsigned char *a
             ccree_start(ch);
             err = kernel_oneshot(c, aad, aadlen, in, out, len, tag, taglen, &sent);
         }
+        if (err == -EBADMSG && c->enc)
+            err = -EIO; /* a verdict on a decryption only */
         if (err == 0 || err == -EBADMSG)
             ccree_count(c->idx, 0, 1, len);
         if (err == 0)
