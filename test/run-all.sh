@@ -1,13 +1,15 @@
 #!/bin/sh
 # The whole test suite: natively (this machine's kernel may lack AF_ALG: the software path),
 # then in a VM with a real kernel, where drivers = any and the counters must show offload:
-# the suite, TLS end to end through nginx and openssl s_server (test/tls.sh), without some
+# the suite (with OpenSSL's own evp_test data, test/peer), TLS end to end through nginx and
+# openssl s_server (test/tls.sh), small socket receive budgets (test/rmem.sh), without some
 # modules, under ASan+UBSan, under valgrind, and the fuzz target;
 # then the Debian package, and the aarch64 cross build under qemu-user and in an arm64 VM.
 # CCREE_FUZZ_SECONDS (default 300) bounds the fuzz run.
 set -eu
 cd "$(dirname "$0")/.."
 sh tools/deps.sh deb tls arm64
+sh test/peer/fetch.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j2
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug \
@@ -19,15 +21,16 @@ ctest --test-dir build --output-on-failure
 sh test/fuzz/run.sh 0
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build --output-on-failure
 test/vm/run.sh -- sh test/tls.sh
+test/vm/run.sh -- sh test/rmem.sh build
 test/vm/run.sh -m algif_hash -m algif_aead -m crypto_user -- sh test/missing-module.sh
 # The shim of the fault tests is preloaded ahead of the ASan runtime; cli runs the openssl binary.
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ASAN_OPTIONS=verify_asan_link_order=0 \
       ctest --test-dir build-asan --output-on-failure -E cli
-# valgrind: evp-mixed and evp-default run test_evp again under other settings; ASan runs them
-# above, and under valgrind they would take 11 minutes more. The rest takes about 17 minutes,
-# near the VM's default time limit (20).
+# valgrind: what runs the same code again under other settings or inputs is left to ASan above
+# (evp-mixed and evp-default: test_evp again; peer-mutate: the peer suite again; the
+# faults-recv-* and faults-send-* cases: 700 cases of three calls each).
 CCREE_VM_TIMEOUT=2400 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build -T memcheck --output-on-failure \
-      -E 'cli|evp-mixed|evp-default'
+      -E 'cli|evp-mixed|evp-default|peer-mutate|faults-(recv|send)'
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 sh test/fuzz/run.sh "${CCREE_FUZZ_SECONDS:-300}"
 # The Debian package, built from a copy of the tree (dpkg-buildpackage writes beside the tree),
 # installed and smoke-tested in the VM, whose root is a throwaway overlay; and cross-built for
@@ -44,4 +47,7 @@ cmake -S . -B build-aarch64 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
 cmake --build build-aarch64 -j2
 ctest --test-dir build-aarch64 --output-on-failure -E cli
-test/vm/run.sh -a arm64 -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build-aarch64 --output-on-failure
+# The arm64 VM's root has no /var/cache: the peer suite's data goes in the shared tree.
+rm -rf build-aarch64/peer-data && cp -r "$(sh test/peer/fetch.sh --dir)" build-aarch64/peer-data
+test/vm/run.sh -a arm64 -- env CCREE_REQUIRE_OFFLOAD=1 CCREE_PEER_DATA="$PWD/build-aarch64/peer-data" \
+      ctest --test-dir build-aarch64 --output-on-failure

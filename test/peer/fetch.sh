@@ -12,7 +12,7 @@
 set -eu
 
 CACHE=${CCREE_PEER_CACHE:-/var/cache/ccree-peer}
-VER=$(dpkg-query -W -f='${Version}' libssl3)
+VER=$(dpkg-query -W -f='${Version}' "libssl3:$(dpkg --print-architecture)")
 DIR=${CCREE_PEER_DATA:-$CACHE/$VER}
 if [ "${1:-}" = --dir ]; then echo "$DIR"; exit 0; fi
 if [ -e "$DIR/SOURCE" ]; then echo "fetch.sh: $DIR is there (source $(cat "$DIR/SOURCE"))"; exit 0; fi
