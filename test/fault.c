@@ -6,6 +6,8 @@
  *   request-eio  requests (sendmsg) of more than 4 KiB fail with EIO (the self-test at load,
  *                smaller, passes)
  *   corrupt      the first byte of every answer (recv, recvmsg) is flipped
+ *   any-tag      an answer refused with EBADMSG comes back whole instead: a driver that
+ *                accepts any tag
  *   slow-kernel  every request (sendmsg) takes 2 ms more
  *   slow-software every EVP_CipherUpdate (ccree's way into the default provider) takes 2 ms more
  *   unset        no fault, only counting
@@ -243,6 +245,12 @@ static ssize_t answer(int fd, struct msghdr *msg, int flags, int digest)
                           : real_recv(fd, msg, flags, digest);
 
     fresh = 0;
+    if (n < 0 && errno == EBADMSG && fault("any-tag") && is_alg(fd)) {
+        size_t i;
+
+        for (i = 0, n = 0; i < msg->msg_iovlen; i++)
+            n += (ssize_t)msg->msg_iov[i].iov_len;
+    }
     if (n > 0 && fault("corrupt") && is_alg(fd))
         *(unsigned char *)msg->msg_iov[0].iov_base ^= 1;
     return n;

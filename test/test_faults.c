@@ -1,8 +1,8 @@
 /*
  * The kernel misbehaving, through the LD_PRELOAD shim test/fault.c (CCREE_FAULT), in the VM:
  * Linux 7.2+ and 7.3+ refusals are found at load, failing requests fall back to software
- * (or fail clearly with fallback = no), a driver giving wrong answers fails the self-test at
- * load, re-init with a new IV sends no key, and offload-min = auto (AUTO_CNF) follows the path
+ * (or fail clearly with fallback = no), a driver giving wrong answers or accepting any tag
+ * fails the self-test at load, re-init with a new IV sends no key, and offload-min = auto (AUTO_CNF) follows the path
  * measured faster, with either made slower.
  * Usage: test_faults STRICT_CNF AUTO_CNF. Without AF_ALG it skips (77), unless
  * CCREE_REQUIRE_OFFLOAD=1.
@@ -104,6 +104,22 @@ static void wrong_answers(void **state)
 {
     (void)state;
     refused("its answer differs from the default provider's");
+}
+
+/* A driver that accepts any tag fails the self-test at load: GCM and CCM are not offloaded. */
+static void any_tag(void **state)
+{
+    static const char *const aeads[] = { "AES-128-GCM", "AES-256-GCM", "AES-128-CCM",
+                                         "AES-256-CCM" };
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < sizeof(aeads) / sizeof(aeads[0]); i++) {
+        tu_alg_info a = tu_alg(prov, aeads[i]);
+
+        if (strcmp(a.state, "software") != 0 || strstr(a.reason, "accepts a tampered tag") == NULL)
+            fail_msg("%s: %s, \"%s\"", aeads[i], a.state, a.reason);
+    }
 }
 
 /* Every request fails: software takes over; with fallback = no the call fails clearly. */
@@ -263,6 +279,7 @@ int main(int argc, char **argv)
         { "bind-all", cmocka_unit_test(linux_7_3) },
         { "request-eio", cmocka_unit_test(requests_fail) },
         { "corrupt", cmocka_unit_test(wrong_answers) },
+        { "any-tag", cmocka_unit_test(any_tag) },
         { "slow-kernel", cmocka_unit_test(auto_with_a_slow_kernel) },
         { "slow-software", cmocka_unit_test(auto_with_slow_software) },
     };
