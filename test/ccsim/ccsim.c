@@ -20,6 +20,7 @@
 #include <crypto/internal/aead.h>
 #include <crypto/internal/hash.h>
 #include <crypto/internal/skcipher.h>
+#include <asm/unaligned.h>
 
 #define CC_CRA_PRIO		400	/* ccree's priority */
 #define CC_MAX_SG_ENTRIES	128	/* ccree's LLI_MAX_NUM_OF_DATA_ENTRIES */
@@ -783,6 +784,231 @@ static int reg_ahash(struct ccsim_alg *a)
 	return crypto_register_ahash(alg);
 }
 
+/*
+ * Test-only SM4 (GB/T 32907) and SM3 (GB/T 32905) software, which Debian's
+ * kernels lack, registered for the 713 and 703 under a low priority; the
+ * kernel self-tests them, and the suite compares them with OpenSSL's.
+ */
+static u8 sm4_sbox[256];
+
+/* In GF(2^8) modulo x^8 + x^7 + x^6 + x^5 + x^4 + x^2 + 1. */
+static u8 gf_mul(u8 a, u8 b)
+{
+	u8 r = 0;
+
+	for (; b; b >>= 1) {
+		if (b & 1)
+			r ^= a;
+		a = (a << 1) ^ (a & 0x80 ? 0xf5 : 0);
+	}
+	return r;
+}
+
+static u8 sm4_affine(u8 x)
+{
+	return x ^ rol8(x, 1) ^ rol8(x, 3) ^ rol8(x, 6) ^ rol8(x, 7) ^ 0xd3;
+}
+
+/* The S-box from its definition: affine, inverse, affine. */
+static void sm4_make_sbox(void)
+{
+	int x, y;
+
+	for (x = 0; x < 256; x++) {
+		u8 a = sm4_affine(x), inv = 0;
+
+		for (y = 1; y < 256 && !inv; y++)
+			if (gf_mul(a, y) == 1)
+				inv = y;
+		sm4_sbox[x] = sm4_affine(inv);
+	}
+}
+
+static u32 sm4_tau(u32 a)
+{
+	return sm4_sbox[a >> 24] << 24 | sm4_sbox[(a >> 16) & 0xff] << 16 |
+	       sm4_sbox[(a >> 8) & 0xff] << 8 | sm4_sbox[a & 0xff];
+}
+
+static int sm4_setkey(struct crypto_tfm *tfm, const u8 *key, unsigned int len)
+{
+	static const u32 fk[4] = { 0xa3b1bac6, 0x56aa3350, 0x677d9197, 0xb27022dc };
+	u32 *rk = crypto_tfm_ctx(tfm), k[4], ck, t;
+	int i, j;
+
+	if (len != 16)
+		return -EINVAL;
+	for (i = 0; i < 4; i++)
+		k[i] = get_unaligned_be32(key + 4 * i) ^ fk[i];
+	for (i = 0; i < 32; i++) {
+		for (ck = 0, j = 0; j < 4; j++)
+			ck = ck << 8 | (((4 * i + j) * 7) & 0xff);
+		t = sm4_tau(k[1] ^ k[2] ^ k[3] ^ ck);
+		rk[i] = k[0] ^ t ^ rol32(t, 13) ^ rol32(t, 23);
+		k[0] = k[1], k[1] = k[2], k[2] = k[3], k[3] = rk[i];
+	}
+	return 0;
+}
+
+static void sm4_crypt(const u32 *rk, u8 *out, const u8 *in, bool dec)
+{
+	u32 x[4], t;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		x[i] = get_unaligned_be32(in + 4 * i);
+	for (i = 0; i < 32; i++) {
+		t = sm4_tau(x[1] ^ x[2] ^ x[3] ^ rk[dec ? 31 - i : i]);
+		t = x[0] ^ t ^ rol32(t, 2) ^ rol32(t, 10) ^ rol32(t, 18) ^ rol32(t, 24);
+		x[0] = x[1], x[1] = x[2], x[2] = x[3], x[3] = t;
+	}
+	for (i = 0; i < 4; i++)
+		put_unaligned_be32(x[3 - i], out + 4 * i);
+}
+
+static void sm4_encrypt(struct crypto_tfm *tfm, u8 *out, const u8 *in)
+{
+	sm4_crypt(crypto_tfm_ctx(tfm), out, in, false);
+}
+
+static void sm4_decrypt(struct crypto_tfm *tfm, u8 *out, const u8 *in)
+{
+	sm4_crypt(crypto_tfm_ctx(tfm), out, in, true);
+}
+
+struct sm3_state {
+	u32 v[8];
+	u64 count;
+	u8 buf[64];
+};
+
+static u32 sm3_p0(u32 x)
+{
+	return x ^ rol32(x, 9) ^ rol32(x, 17);
+}
+
+static u32 sm3_p1(u32 x)
+{
+	return x ^ rol32(x, 15) ^ rol32(x, 23);
+}
+
+static void sm3_block(u32 *v, const u8 *p)
+{
+	u32 w[68], a = v[0], b = v[1], c = v[2], d = v[3];
+	u32 e = v[4], f = v[5], g = v[6], h = v[7], ss1, ss2, tt1, tt2;
+	int j;
+
+	for (j = 0; j < 16; j++)
+		w[j] = get_unaligned_be32(p + 4 * j);
+	for (; j < 68; j++)
+		w[j] = sm3_p1(w[j - 16] ^ w[j - 9] ^ rol32(w[j - 3], 15)) ^
+		       rol32(w[j - 13], 7) ^ w[j - 6];
+	for (j = 0; j < 64; j++) {
+		ss1 = rol32(rol32(a, 12) + e +
+			    rol32(j < 16 ? 0x79cc4519 : 0x7a879d8a, j % 32), 7);
+		ss2 = ss1 ^ rol32(a, 12);
+		tt1 = (j < 16 ? a ^ b ^ c : (a & b) | (a & c) | (b & c)) +
+		      d + ss2 + (w[j] ^ w[j + 4]);
+		tt2 = (j < 16 ? e ^ f ^ g : (e & f) | (~e & g)) + h + ss1 + w[j];
+		d = c, c = rol32(b, 9), b = a, a = tt1;
+		h = g, g = rol32(f, 19), f = e, e = sm3_p0(tt2);
+	}
+	v[0] ^= a, v[1] ^= b, v[2] ^= c, v[3] ^= d;
+	v[4] ^= e, v[5] ^= f, v[6] ^= g, v[7] ^= h;
+}
+
+static int sm3_init(struct shash_desc *desc)
+{
+	static const u32 iv[8] = {
+		0x7380166f, 0x4914b2b9, 0x172442d7, 0xda8a0600,
+		0xa96f30bc, 0x163138aa, 0xe38dee4d, 0xb0fb0e4e,
+	};
+	struct sm3_state *s = shash_desc_ctx(desc);
+
+	memcpy(s->v, iv, sizeof(iv));
+	s->count = 0;
+	return 0;
+}
+
+static int sm3_update(struct shash_desc *desc, const u8 *p, unsigned int len)
+{
+	struct sm3_state *s = shash_desc_ctx(desc);
+
+	while (len) {
+		unsigned int n = min(len, 64 - (unsigned int)(s->count % 64));
+
+		memcpy(s->buf + s->count % 64, p, n);
+		s->count += n, p += n, len -= n;
+		if (s->count % 64 == 0)
+			sm3_block(s->v, s->buf);
+	}
+	return 0;
+}
+
+static int sm3_final(struct shash_desc *desc, u8 *out)
+{
+	struct sm3_state *s = shash_desc_ctx(desc);
+	__be64 bits = cpu_to_be64(s->count * 8);
+	int i;
+
+	sm3_update(desc, "\x80", 1);
+	while (s->count % 64 != 56)
+		sm3_update(desc, "", 1);
+	sm3_update(desc, (u8 *)&bits, 8);
+	for (i = 0; i < 8; i++)
+		put_unaligned_be32(s->v[i], out + 4 * i);
+	return 0;
+}
+
+static struct crypto_alg sm4_soft = {
+	.cra_name = "sm4",
+	.cra_driver_name = "sm4-ccsim-soft",
+	.cra_priority = 100,
+	.cra_flags = CRYPTO_ALG_TYPE_CIPHER,
+	.cra_blocksize = 16,
+	.cra_ctxsize = 32 * sizeof(u32),
+	.cra_module = THIS_MODULE,
+	.cra_u.cipher = {
+		.cia_min_keysize = 16,
+		.cia_max_keysize = 16,
+		.cia_setkey = sm4_setkey,
+		.cia_encrypt = sm4_encrypt,
+		.cia_decrypt = sm4_decrypt,
+	},
+};
+
+static struct shash_alg sm3_soft = {
+	.digestsize = 32,
+	.init = sm3_init,
+	.update = sm3_update,
+	.final = sm3_final,
+	.descsize = sizeof(struct sm3_state),
+	.base = {
+		.cra_name = "sm3",
+		.cra_driver_name = "sm3-ccsim-soft",
+		.cra_priority = 100,
+		.cra_blocksize = 64,
+		.cra_module = THIS_MODULE,
+	},
+};
+
+static bool soft;	/* sm4_soft and sm3_soft registered */
+
+static int reg_soft(void)
+{
+	int err;
+
+	sm4_make_sbox();
+	err = crypto_register_alg(&sm4_soft);
+	if (err)
+		return err;
+	err = crypto_register_shash(&sm3_soft);
+	if (err)
+		crypto_unregister_alg(&sm4_soft);
+	soft = !err;
+	return err;
+}
+
 static int stats_show(struct seq_file *m, void *v)
 {
 	struct ccsim_alg *a = m->private;
@@ -825,6 +1051,7 @@ static void unregister(void)
 {
 	struct ccsim_alg *a;
 
+
 	for (a = algs; a < algs + ARRAY_SIZE(algs); a++) {
 		if (!a->registered)
 			continue;
@@ -835,6 +1062,11 @@ static void unregister(void)
 		else
 			crypto_unregister_ahash(&a->u.ah);
 		a->registered = false;
+	}
+	if (soft) {
+		crypto_unregister_alg(&sm4_soft);
+		crypto_unregister_shash(&sm3_soft);
+		soft = false;
 	}
 }
 
@@ -854,21 +1086,14 @@ static int __init ccsim_init(void)
 		return -ENOMEM;
 	dbg = debugfs_create_dir("ccsim", NULL);
 
-	for (a = algs; a < algs + ARRAY_SIZE(algs) && !err; a++) {
+	for (a = algs; a < algs + ARRAY_SIZE(algs); a++) {
 		if (a->min_rev > revs[i].rev || !(a->std & revs[i].std))
 			continue;
-		if (a->type == SKCIPHER)
-			err = reg_skcipher(a);
-		else if (a->type == AEAD)
-			err = reg_aead(a);
-		else
-			err = reg_ahash(a);
-		if (err == -ENOENT && a->std == OSCCA) {
-			pr_warn("ccsim: %s: no software %s in this kernel\n",
-				a->driver, a->name);
-			err = 0;
-			continue;
-		}
+		if (a->std == OSCCA && !soft)
+			err = reg_soft();
+		if (!err)
+			err = a->type == SKCIPHER ? reg_skcipher(a) :
+			      a->type == AEAD ? reg_aead(a) : reg_ahash(a);
 		if (err) {
 			pr_err("ccsim: %s: %d\n", a->driver, err);
 			break;
