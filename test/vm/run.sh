@@ -4,22 +4,27 @@
 # another architecture a Debian root of it made once with mmdebstrap; the
 # caller's git work tree (or cwd) is shared read-write at the same path.
 #
-# Usage: test/vm/run.sh [-a ARCH] [-m MODULE]... -- COMMAND [ARGS...]
+# Usage: test/vm/run.sh [-a ARCH] [-m MODULE]... [-c REV[,PARAM=VALUE]...] -- COMMAND [ARGS...]
 #   -a ARCH    Debian architecture of the VM: amd64 (default) or arm64.
 #   -m MODULE  do not load MODULE (at boot nor on demand); repeatable.
+#   -c REV,... load test/ccsim (a simulated CryptoCell of revision REV: 630p, 710,
+#              712, 713, 703) with those module parameters, built for the VM's
+#              kernel against Debian's headers (amd64 only); debugfs is mounted.
 # Env: CCREE_VM_CACHE (default /var/cache/ccree-vm), CCREE_VM_TIMEOUT (s, 1200).
 # Exit status: COMMAND's; 124 on timeout; 125 if the VM gave no status.
 set -euo pipefail
 
-usage() { echo "usage: $0 [-a ARCH] [-m MODULE]... -- COMMAND [ARGS...]" >&2; exit 2; }
+usage() { echo "usage: $0 [-a ARCH] [-m MODULE]... [-c REV[,PARAM=VALUE]...] -- COMMAND [ARGS...]" >&2; exit 2; }
 die() { echo "run.sh: $*" >&2; exit 125; }
 
 ARCH=amd64
 EXCLUDE=()
+CCSIM=
 while [ $# -gt 0 ]; do
     case $1 in
         -a) [ $# -ge 2 ] || usage; ARCH=$2; shift 2 ;;
         -m) [ $# -ge 2 ] || usage; EXCLUDE+=("${2//-/_}"); shift 2 ;;
+        -c) [ $# -ge 2 ] || usage; CCSIM=$2; shift 2 ;;
         --) shift; break ;;
         *) usage ;;
     esac
@@ -58,6 +63,10 @@ fi
 
 # --- host tools -----------------------------------------------------------
 PKGS=("$QPKG" kmod cpio)
+if [ -n "$CCSIM" ]; then
+    [ "$ARCH" = amd64 ] || die "-c: the simulated CryptoCell is built for amd64 only"
+    PKGS+=(gcc-12 make)
+fi
 if [ "$ROOT" = / ]; then PKGS+=(busybox-static); else PKGS+=(mmdebstrap); fi
 missing=()
 for p in "${PKGS[@]}"; do
@@ -113,6 +122,34 @@ if [ ! -e "$KROOT/.done" ]; then
 fi
 # arm64's vmlinuz is an uncompressed Image, which QEMU boots as it is.
 if [ "$ARCH" = amd64 ]; then KERNEL=$KROOT/vmlinux; else KERNEL=$VMLINUZ; fi
+
+# --- simulated CryptoCell (-c): Debian's headers of the kernel, the module ----
+if [ -n "$CCSIM" ]; then
+    HROOT=$CACHE/linux-headers-$KVER
+    if [ ! -e "$HROOT/.done" ]; then
+        echo "run.sh: fetching the headers of $KVER" >&2
+        rm -rf "$CACHE"/linux-headers-*-"$ARCH" && mkdir -p "$HROOT/root"
+        kv=$(apt-cache show --no-all-versions "$KPKG:$ARCH" | sed -n 's/^Version: //p')
+        (cd "$HROOT" && apt-get -q -o APT::Sandbox::User=root download \
+            "linux-headers-$KVER:$ARCH=$kv" "linux-headers-${KVER%-"$ARCH"}-common=$kv" \
+            "linux-kbuild-$(echo "$KVER" | cut -d. -f1,2):$ARCH=$kv" >&2)
+        for d in "$HROOT"/*.deb; do dpkg-deb -x "$d" "$HROOT/root"; done
+        rm -f "$HROOT"/*.deb
+        # The flavour's Makefile includes the common one by its installed path.
+        sed -i "s|^include /usr/src/|include $HROOT/root/usr/src/|" \
+            "$HROOT/root/usr/src/linux-headers-$KVER/Makefile"
+        touch "$HROOT/.done"
+    fi
+    CSRC=$(dirname "$SELF")/../ccsim
+    CBUILD=$CACHE/ccsim-$KVER-$(cat "$CSRC"/{ccsim.c,Kbuild,Makefile} | sha256sum | cut -c1-12)
+    if [ ! -e "$CBUILD/ccsim.ko" ]; then
+        echo "run.sh: building ccsim for $KVER" >&2
+        rm -rf "$CBUILD" && mkdir -p "$CBUILD"
+        cp "$CSRC"/{ccsim.c,Kbuild,Makefile} "$CBUILD"/
+        make -s -C "$CBUILD" KDIR="$HROOT/root/usr/src/linux-headers-$KVER" >&2 ||
+            die "cannot build test/ccsim"
+    fi
+fi
 
 # --- module load order, resolved on the host ------------------------------
 is_excluded() { local e; for e in "${EXCLUDE[@]}"; do [ "$e" = "$1" ] && return 0; done; return 1; }
@@ -200,6 +237,10 @@ mount -t 9p -o "$p9,ro,cache=loose" kmods "$R/lib/modules/$(uname -r)" || fail "
 mkdir -p $R/etc/modprobe.d
 while read -r m; do [ -n "$m" ] && echo "install $m /bin/false"; done </etc/exclude >$R/etc/modprobe.d/ccree-vm.conf
 echo /bin/modprobe >/proc/sys/kernel/modprobe
+if [ -e /ctl/ccsim.ko ]; then   # -c: after the root, for the software it loads
+    mount -t debugfs debugfs $R/sys/kernel/debug
+    insmod /ctl/ccsim.ko $(cat /ctl/ccsim.params) || fail "cannot load ccsim"
+fi
 [ -e /proc/sys/crypto/af_alg_restrict ] && r=present || r=absent
 echo "ccree-vm: kernel $(uname -r), $(grep -c ^name /proc/crypto) /proc/crypto entries, af_alg_restrict $r"
 chroot $R /bin/bash /run/ccree-vm/job.sh
@@ -219,6 +260,10 @@ TREE=$(git rev-parse --show-toplevel 2>/dev/null || pwd)
 CTL=$(mktemp -d)
 trap 'rm -rf "$CTL"' EXIT
 printf 'TREE=%q\n' "$TREE" >"$CTL/params"
+if [ -n "$CCSIM" ]; then
+    cp "$CBUILD/ccsim.ko" "$CTL/"
+    echo "rev=${CCSIM//,/ }" >"$CTL/ccsim.params"
+fi
 {
     printf 'cd -- %q || exit 125\n' "$PWD"
     printf 'exec /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root USER=root'
