@@ -9,6 +9,24 @@
  *   slow-kernel  every request (sendmsg) takes 2 ms more
  *   slow-software every EVP_CipherUpdate (ccree's way into the default provider) takes 2 ms more
  *   unset        no fault, only counting
+ * and, on requests of AF_ALG op sockets only once armed, the faults a kernel produces:
+ *   recv-short        recvmsg gets the destination cut to half its length, rounded down to 16
+ *                     bytes (none where that is 0): the kernel writes what fits and keeps the
+ *                     rest queued, as when the socket's receive budget (rmem) is spent
+ *   recv-write-eio    the kernel writes the whole answer, then recvmsg or recv reports EIO
+ *                     (recv: a digest, which the kernel copies out whole, is never short)
+ *   recv-garbage-eio  as recv-write-eio, with the first 16 bytes of each destination buffer the
+ *                     answer reached inverted (a DMA error after data moved)
+ *   recv-short-eio    recv-short on the first read of a request, recv-write-eio on the next
+ *   recv-ebadmsg      the kernel writes the answer, then EBADMSG (for a non-AEAD request)
+ *   recv-enomem       recvmsg or recv fails with ENOMEM before the kernel runs the request
+ *   send-ebusy, send-eagain, send-enomem   sendmsg fails with that error, nothing sent
+ * Arming: the variable ccree_fault_armed set non-zero (tests set it through dlsym after loading
+ * the provider, whose self-test at load must pass), or ccree_fault_mode set non-empty (it then
+ * replaces CCREE_FAULT). ccree_fault_skip calls of the fault's kind (sendmsg for send-*, recvmsg
+ * and recv for recv-*) pass first, counted down; then, with CCREE_FAULT_EVERY=N, one call in N
+ * (default every call) gets the fault, until disarmed. ccree_fault_hits counts faults applied.
+ * The counters are not atomic: the tests and the fuzzer that use them have one thread.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -25,13 +43,25 @@
 #define SOL_ALG 279
 #endif
 
-__attribute__((visibility("default"))) unsigned long ccree_fault_keys;
+#define EXPORT __attribute__((visibility("default")))
 
-static int fault(const char *name)
+EXPORT unsigned long ccree_fault_keys;
+EXPORT int ccree_fault_armed;
+EXPORT char ccree_fault_mode[32];
+EXPORT unsigned long ccree_fault_skip;
+EXPORT unsigned long ccree_fault_hits;
+static int fresh; /* an AF_ALG request was sent and its answer not read yet */
+
+static const char *mode(void)
 {
     const char *m = getenv("CCREE_FAULT");
 
-    return m != NULL && strcmp(m, name) == 0;
+    return ccree_fault_mode[0] != '\0' ? ccree_fault_mode : m != NULL ? m : "";
+}
+
+static int fault(const char *name)
+{
+    return strcmp(mode(), name) == 0;
 }
 
 static int is_alg(int fd)
@@ -42,7 +72,24 @@ static int is_alg(int fd)
     return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_ALG;
 }
 
-__attribute__((visibility("default"))) int bind(int fd, const struct sockaddr *sa, socklen_t len)
+/* The armed fault of this kind ("send-" or "recv-") for this call on fd, or NULL. */
+static const char *armed(int fd, const char *kind)
+{
+    static unsigned long seen;
+    const char *m = mode(), *every = getenv("CCREE_FAULT_EVERY");
+    unsigned long n = every != NULL ? strtoul(every, NULL, 10) : 1;
+
+    if ((!ccree_fault_armed && ccree_fault_mode[0] == '\0') || strncmp(m, kind, 5) != 0
+        || !is_alg(fd))
+        return NULL;
+    if (ccree_fault_skip > 0) {
+        ccree_fault_skip--;
+        return NULL;
+    }
+    return n <= 1 || seen++ % n == 0 ? m : NULL;
+}
+
+EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 {
     int (*real)(int, const struct sockaddr *, socklen_t) = dlsym(RTLD_NEXT, "bind");
     const struct sockaddr_alg *a = (const struct sockaddr_alg *)sa;
@@ -55,7 +102,7 @@ __attribute__((visibility("default"))) int bind(int fd, const struct sockaddr *s
     return real(fd, sa, len);
 }
 
-__attribute__((visibility("default"))) int setsockopt(int fd, int level, int opt, const void *v,
+EXPORT int setsockopt(int fd, int level, int opt, const void *v,
                                                       socklen_t len)
 {
     int (*real)(int, int, int, const void *, socklen_t) = dlsym(RTLD_NEXT, "setsockopt");
@@ -65,12 +112,22 @@ __attribute__((visibility("default"))) int setsockopt(int fd, int level, int opt
     return real(fd, level, opt, v, len);
 }
 
-__attribute__((visibility("default"))) ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
+    static const struct {
+        const char *name;
+        int err;
+    } refusals[] = { { "send-ebusy", EBUSY }, { "send-eagain", EAGAIN }, { "send-enomem", ENOMEM } };
     ssize_t (*real)(int, const struct msghdr *, int) = dlsym(RTLD_NEXT, "sendmsg");
-
+    const char *f = armed(fd, "send-");
     size_t len = 0, i;
 
+    for (i = 0; f != NULL && i < sizeof(refusals) / sizeof(refusals[0]); i++)
+        if (strcmp(f, refusals[i].name) == 0) {
+            ccree_fault_hits++;
+            errno = refusals[i].err;
+            return -1;
+        }
     for (i = 0; i < msg->msg_iovlen; i++)
         len += msg->msg_iov[i].iov_len;
     if (fault("request-eio") && len > 4096 && is_alg(fd)) {
@@ -79,10 +136,11 @@ __attribute__((visibility("default"))) ssize_t sendmsg(int fd, const struct msgh
     }
     if (fault("slow-kernel") && is_alg(fd))
         nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+    fresh = is_alg(fd);
     return real(fd, msg, flags);
 }
 
-__attribute__((visibility("default"))) int EVP_CipherUpdate(EVP_CIPHER_CTX *ctx, unsigned char *out,
+EXPORT int EVP_CipherUpdate(EVP_CIPHER_CTX *ctx, unsigned char *out,
                                                             int *outl, const unsigned char *in,
                                                             int inl)
 {
@@ -94,7 +152,7 @@ __attribute__((visibility("default"))) int EVP_CipherUpdate(EVP_CIPHER_CTX *ctx,
     return real(ctx, out, outl, in, inl);
 }
 
-__attribute__((visibility("default"))) FILE *fopen(const char *path, const char *mode)
+EXPORT FILE *fopen(const char *path, const char *mode)
 {
     FILE *(*real)(const char *, const char *) = dlsym(RTLD_NEXT, "fopen");
     static char restricted[] = "1\n";
@@ -104,22 +162,94 @@ __attribute__((visibility("default"))) FILE *fopen(const char *path, const char 
     return real(path, mode);
 }
 
-__attribute__((visibility("default"))) ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+/* The destination cut to its first len bytes, in cut[] (at most 8 buffers, as ccree sends). */
+static size_t cut_iov(const struct msghdr *msg, size_t len, struct iovec *cut)
 {
-    ssize_t (*real)(int, struct msghdr *, int) = dlsym(RTLD_NEXT, "recvmsg");
-    ssize_t n = real(fd, msg, flags);
+    size_t i;
 
+    for (i = 0; i < msg->msg_iovlen && i < 8 && len > 0; i++) {
+        cut[i] = msg->msg_iov[i];
+        if (cut[i].iov_len > len)
+            cut[i].iov_len = len;
+        len -= cut[i].iov_len;
+    }
+    return i;
+}
+
+/* The real recvmsg, or recv (a digest: one buffer). */
+static ssize_t real_recv(int fd, struct msghdr *msg, int flags, int digest)
+{
+    ssize_t (*rm)(int, struct msghdr *, int) = dlsym(RTLD_NEXT, "recvmsg");
+    ssize_t (*r)(int, void *, size_t, int) = dlsym(RTLD_NEXT, "recv");
+
+    return digest ? r(fd, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len, flags)
+                  : rm(fd, msg, flags);
+}
+
+/* The fault f on a read of an answer: the count to return, or -1 with errno set. */
+static ssize_t recv_fault(const char *f, int fd, struct msghdr *msg, int flags, int digest)
+{
+    struct iovec cut[8];
+    struct msghdr m = *msg;
+    size_t want = 0, i;
+    ssize_t n, left;
+    /* recv-short-eio: short on the first read of a request, failing on the next */
+    int shorten = strcmp(f, "recv-short") == 0 || (strcmp(f, "recv-short-eio") == 0 && fresh);
+
+    for (i = 0; i < msg->msg_iovlen; i++)
+        want += msg->msg_iov[i].iov_len;
+    if (strcmp(f, "recv-enomem") == 0) {
+        ccree_fault_hits++;
+        errno = ENOMEM;
+        return -1;
+    }
+    if (shorten) { /* a digest is copied out whole: never short */
+        if (digest || (want / 2 & ~(size_t)15) == 0 || msg->msg_iovlen > 8)
+            return real_recv(fd, msg, flags, digest); /* the kernel fills a page at least */
+        m.msg_iov = cut;
+        m.msg_iovlen = cut_iov(msg, want / 2 & ~(size_t)15, cut);
+        ccree_fault_hits++;
+        return real_recv(fd, &m, flags, 0);
+    }
+    if (strcmp(f, "recv-short-eio") != 0 && strcmp(f, "recv-write-eio") != 0
+        && strcmp(f, "recv-garbage-eio") != 0 && strcmp(f, "recv-ebadmsg") != 0)
+        return real_recv(fd, msg, flags, digest); /* not a fault this shim knows */
+    if ((n = real_recv(fd, msg, flags, digest)) < 0)
+        return n;
+    for (i = 0, left = n; strcmp(f, "recv-garbage-eio") == 0 && i < msg->msg_iovlen && left > 0; i++) {
+        size_t k, w = (size_t)left < msg->msg_iov[i].iov_len ? (size_t)left : msg->msg_iov[i].iov_len;
+
+        for (k = 0; k < w && k < 16; k++)
+            ((unsigned char *)msg->msg_iov[i].iov_base)[k] ^= 0xff;
+        left -= (ssize_t)w;
+    }
+    ccree_fault_hits++;
+    errno = strcmp(f, "recv-ebadmsg") == 0 ? EBADMSG : EIO;
+    return -1;
+}
+
+/* A read of an answer: recvmsg, or recv for a digest. */
+static ssize_t answer(int fd, struct msghdr *msg, int flags, int digest)
+{
+    const char *f = armed(fd, "recv-");
+    ssize_t n = f != NULL ? recv_fault(f, fd, msg, flags, digest)
+                          : real_recv(fd, msg, flags, digest);
+
+    fresh = 0;
     if (n > 0 && fault("corrupt") && is_alg(fd))
         *(unsigned char *)msg->msg_iov[0].iov_base ^= 1;
     return n;
 }
 
-__attribute__((visibility("default"))) ssize_t recv(int fd, void *buf, size_t len, int flags)
+EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-    ssize_t (*real)(int, void *, size_t, int) = dlsym(RTLD_NEXT, "recv");
-    ssize_t n = real(fd, buf, len, flags);
+    return answer(fd, msg, flags, 0);
+}
 
-    if (n > 0 && fault("corrupt") && is_alg(fd))
-        *(unsigned char *)buf ^= 1;
-    return n;
+EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+    struct iovec iov = { buf, len };
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+    return answer(fd, &msg, flags, 1);
 }
