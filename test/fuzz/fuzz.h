@@ -51,6 +51,7 @@ struct state {
     int reused;         /* ...and then a re-init with a key and no IV */
     int keyed;          /* a key was set */
     int lens_after_key; /* CCM: an IV or tag length set after the key */
+    size_t ccm_l;       /* CCM: the length field's bytes, 15 - the IV length */
     int tag_first;      /* GCM decryption: the tag set before this message's data */
     int withheld;       /* GCM decryption: ccree withheld this message's data (wrong tag) */
     int finished;       /* MAC: finalised, no init since */

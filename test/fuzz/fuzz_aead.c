@@ -148,6 +148,7 @@ static void new_nonce(struct pair *p)
 
 static void lengths_known(struct pair *p)
 {
+    p->s.ccm_l = 15 - p->ivlen;
     p->s.lens_after_key = !p->s.gcm && p->s.keyed
                           && (p->ivlen != p->kivlen || p->taglen != p->ktaglen);
 }
