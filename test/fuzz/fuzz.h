@@ -70,7 +70,7 @@ struct call {
     tu_errs e[2];
     size_t n[2];                /* output lengths */
     unsigned char *out[2];      /* outputs, compared; NULL: none */
-    size_t outlen;              /* the bytes of out compared; 0: n[0] */
+    size_t outlen;              /* the bytes of out compared; 0: n[0] (out NULL: none) */
     const unsigned char *plain; /* AEAD decryption: the plaintext, inlen bytes (no leak) */
     int authentic;              /* AEAD decryption: the message as sealed, not tampered */
 };

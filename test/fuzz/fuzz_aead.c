@@ -472,7 +472,7 @@ static int tls12(struct run *r, const struct msg *m)
              memcpy(b + TLS_EXPLICIT + plen, tag, r->enc ? 0 : taglen);
              c.r[i] = m->flags & USE_CIPHER ? (n = EVP_Cipher(p->ctx[i], b, b, (unsigned)reclen)) >= 0
                                             : EVP_CipherUpdate(p->ctx[i], b, &n, b, (int)reclen);
-             c.n[i] = (size_t)n; c.out[i] = r->enc ? b : b + TLS_EXPLICIT);
+             c.n[i] = (size_t)n; c.out[i] = r->enc ? b : plen ? b + TLS_EXPLICIT : NULL);
     return go(p, &c);
 }
 
