@@ -11,6 +11,7 @@ if [ "$secs" -eq 0 ]; then limit=-runs=0; else limit=-max_total_time=$secs; fi
 if ! build-fuzz/test/fuzz/fuzz_diff $limit -print_final_stats=1 -rss_limit_mb=1536 -artifact_prefix="$work/" \
         "$work" test/fuzz/corpus >"$work/log" 2>&1; then
     tail -n 40 "$work/log"
+    grep -E '^(ccree differs|calls:)' "$work/log" || true
     for f in "$work"/crash-* "$work"/leak-*; do [ -e "$f" ] && base64 -w0 "$f" && echo; done
     exit 1
 fi
