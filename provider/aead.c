@@ -853,8 +853,8 @@ static int set_ivlen(struct aead_ctx *c, const OSSL_PARAM *p)
 
     if (!OSSL_PARAM_get_size_t(p, &sz) || (c->gcm ? sz == 0 || sz > GCM_IV_MAX : sz < 7 || sz > 13))
         return fail(c, CCREE_R_BAD_IV_LENGTH, "bad IV length");
-    if (c->gcm && sz != c->ivlen && c->ivstate != IV_NONE)
-        c->ivstate = IV_USED; /* as the default provider: the IV set is void */
+    if (sz != c->ivlen && c->ivstate != IV_NONE) /* as the default provider: the IV set is void */
+        c->ivstate = c->gcm ? IV_USED : IV_NONE;
     c->ivlen = sz;
     return 1;
 }

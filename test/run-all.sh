@@ -8,7 +8,7 @@
 # CCREE_FUZZ_SECONDS (default 300) bounds the fuzz run.
 set -eu
 cd "$(dirname "$0")/.."
-sh tools/deps.sh deb tls arm64
+sh tools/deps.sh deb tls arm64 armhf
 sh test/peer/fetch.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j2
@@ -49,12 +49,18 @@ git ls-files -co --exclude-standard -z | tar --null -T - -c | tar -x -C build-de
  DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -a arm64 -Pnocheck -us -uc -b)
 test/vm/run.sh -- sh -c \
       'dpkg -i build-deb/ccree_*_"$(dpkg --print-architecture)".deb && debian/tests/smoke'
-# aarch64: the suite under qemu-user (the software path where there is no AF_ALG; cli is left
-# out: it runs this machine's openssl, which cannot load an arm64 module), then in the arm64 VM.
+# 32-bit armhf: the suite under qemu-user (size_t of 32 bits; the software path, as there is no
+# AF_ALG; cli is left out: it runs this machine's openssl, which cannot load the module; the
+# cases of 2 GiB are the native run's: emulated they take many minutes). Then aarch64: the
+# cross build, and its suite in the arm64 VM (the software path under qemu-user is the
+# native run's).
+cmake -S . -B build-armhf -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_TOOLCHAIN_FILE=cmake/arm-linux-gnueabihf.cmake
+cmake --build build-armhf -j2
+CCREE_BADINPUT_BIG=0 ctest --test-dir build-armhf --output-on-failure -E cli
 cmake -S . -B build-aarch64 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
 cmake --build build-aarch64 -j2
-ctest --test-dir build-aarch64 --output-on-failure -E cli
 # The arm64 VM's root has no /var/cache: the peer suite's data goes in the shared tree.
 rm -rf build-aarch64/peer-data && cp -r "$(sh test/peer/fetch.sh --dir)" build-aarch64/peer-data
 test/vm/run.sh -a arm64 -- env CCREE_REQUIRE_OFFLOAD=1 CCREE_PEER_DATA="$PWD/build-aarch64/peer-data" \

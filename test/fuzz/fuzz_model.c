@@ -111,6 +111,11 @@ static int withheld(const struct state *s, const struct call *c)
     return s->withheld && (c->kind == CALL_DATA || c->kind == CALL_PARAM);
 }
 
+static int ccm_more_data(const struct state *s, const struct call *c)
+{
+    return s->aead && !s->gcm && c->kind == CALL_DATA && c->inlen == 0;
+}
+
 static int fault(const struct state *s, const struct call *c)
 {
     (void)s;
@@ -136,6 +141,8 @@ static struct pattern model[] = {
       CCREE_R_BAD_STATE, withheld, 0, 0 },
     { "ECB/CBC in place over bytes held from an earlier update (partially overlapping)", 0,
       CCREE_R_OVERLAP, overlap, 0, 0 },
+    { "CCM: an empty data update after the message's data (ccree takes CCM data in one "
+      "update; the default provider goes on)", 0, CCREE_R_BAD_STATE, ccm_more_data, 0, 0 },
     { "a fault hit one of the call's kernel requests", 0, 0, fault, 0, 0 },
 };
 #define NMODEL (sizeof(model) / sizeof(model[0]))
