@@ -63,6 +63,7 @@ struct pair {
     size_t data;                           /* data bytes of this message */
     int tls;                               /* a TLS fixed IV is set */
     int sealed;                            /* the last final succeeded on both */
+    int ivgen_given;                       /* tlsivgen gave a nonce out since the IV was set */
     uint64_t seq;
 };
 
@@ -143,7 +144,7 @@ static int set_fixed(struct pair *p, const unsigned char *fixed, int len)
 /* A new nonce: this message starts, nothing is encrypted under it yet. */
 static void new_nonce(struct pair *p)
 {
-    p->s.spent = p->s.reused = p->s.withheld = p->s.tag_first = 0;
+    p->s.spent = p->s.reused = p->s.withheld = p->s.tag_first = p->s.gcm_final = 0;
     p->data = 0;
 }
 
@@ -169,7 +170,7 @@ static int init(struct pair *p, const unsigned char *key, const unsigned char *i
                        * until fixed, the next tlsivgen message sets the fixed IV again */
         memcpy(p->iv, iv, p->ivlen);
         new_nonce(p);
-        p->tls = 0;
+        p->tls = p->ivgen_given = 0;
     }
     if (key != NULL) {
         p->s.reused |= iv == NULL && p->s.spent;
@@ -226,8 +227,10 @@ static int update(struct pair *p, enum call_kind kind, const unsigned char *in, 
              c.n[i] = (size_t)n; c.out[i] = kind == CALL_DATA ? o : NULL);
     if (!go(p, &c))
         return 0;
-    if (kind == CALL_FINAL)
+    if (kind == CALL_FINAL) {
         p->sealed = p->ok;
+        p->s.gcm_final = p->s.gcm;
+    }
     if (p->ok && kind == CALL_DATA && len > 0) {
         p->data += len;
         p->s.spent |= p->s.enc;
@@ -349,6 +352,7 @@ static int tls_setup(struct run *r, const struct msg *m)
         memcpy(p->fixed, m->iv, 12);
         memcpy(p->iv, m->iv, 12);
         p->tls = 1;
+        p->ivgen_given = 0;
         new_nonce(p);
     }
     return 1;
@@ -364,6 +368,7 @@ static int nonce_param(struct run *r, const struct msg *m)
     if (r->enc ? !get_param(p, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, TLS_EXPLICIT)
                : !set_octets(p, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, m->iv + 4, TLS_EXPLICIT))
         return 0;
+    p->ivgen_given |= r->enc;
     if (p->ok) {
         memcpy(p->iv, p->fixed, 4);
         memcpy(p->iv + 4, m->iv + 4, TLS_EXPLICIT);
@@ -399,7 +404,8 @@ static int reinit(struct run *r, const struct msg *m)
  */
 static int ivgen_iv(const struct run *r, const struct msg *m)
 {
-    return r->enc && m->reinit == NONCE_PARAM;
+    (void)m;
+    return r->cur.ivgen_given;
 }
 
 /* The message after its nonce: tag, length, AAD, data, tag, final, IV and tag read back. */

@@ -106,6 +106,11 @@ static int ccm_too_long(const struct state *s, const struct call *c)
            && (c->inlen >> (8 * s->ccm_l)) != 0;
 }
 
+static int gcm_iv_finished(const struct state *s, const struct call *c)
+{
+    return s->aead && s->gcm && s->gcm_final && c->kind != CALL_INIT && c->kind != CALL_COPY;
+}
+
 static int withheld(const struct state *s, const struct call *c)
 {
     return s->withheld && (c->kind == CALL_DATA || c->kind == CALL_PARAM);
@@ -132,6 +137,8 @@ static struct pattern model[] = {
       CCREE_R_BAD_STATE, ccm_lengths, 0, 0 },
     { "CCM: a data length that does not fit the nonce's length field, refused when announced "
       "(the default provider fails at the data)", 0, CCREE_R_BAD_LENGTH, ccm_too_long, 0, 0 },
+    { "GCM: a call after a final without a new IV (the default provider goes on after a failed "
+      "final)", 0, CCREE_R_BAD_STATE, gcm_iv_finished, 0, 0 },
     { "GCM decryption with its tag first: after a withheld update, more data or a new tag", 0,
       CCREE_R_BAD_STATE, withheld, 0, 0 },
     { "ECB/CBC in place over bytes held from an earlier update (partially overlapping)", 0,
