@@ -258,7 +258,7 @@ static enum verdict compare(struct state *s, const struct call *c)
 /* The oracle's known fault (see the top): ccree's output is the authentic plaintext. */
 static int stale(const struct state *s, const struct call *c)
 {
-    if (s->stale && c->kind == CALL_AAD) /* its length or AAD: the data is checked after */
+    if (s->stale && c->kind == CALL_AAD) /* its length or AAD, refused by the default provider */
         return 1;
     return s->stale && c->kind == CALL_DATA && c->authentic && c->plain != NULL
            && c->out[0] != NULL && c->n[0] >= c->inlen && memcmp(c->out[0], c->plain, c->inlen) == 0;
