@@ -53,8 +53,9 @@ struct state {
     int lens_after_key; /* CCM: an IV or tag length set after the key */
     size_t ccm_l;       /* CCM: the length field's bytes, 15 - the IV length */
     int tag_first;      /* GCM decryption: the tag set before this message's data */
-    int withheld;       /* GCM decryption: ccree withheld this message's data (wrong tag) */
+    int withheld;       /* GCM decryption: ccree withheld this message's data (1; 2: a fault hit) */
     int finished;       /* MAC: finalised, no init since */
+    int gcm_final;      /* GCM: a final (even a failed one) since the IV was set */
     int stale;          /* CCM decryption: the default provider failed data on this context */
 };
 

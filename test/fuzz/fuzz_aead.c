@@ -62,6 +62,8 @@ struct pair {
     size_t ivlen, taglen, kivlen, ktaglen; /* now, and when the key was set */
     size_t data;                           /* data bytes of this message */
     int tls;                               /* a TLS fixed IV is set */
+    int sealed;                            /* the last final succeeded on both */
+    int ivgen_given;                       /* tlsivgen gave a nonce out since the IV was set */
     uint64_t seq;
 };
 
@@ -142,7 +144,7 @@ static int set_fixed(struct pair *p, const unsigned char *fixed, int len)
 /* A new nonce: this message starts, nothing is encrypted under it yet. */
 static void new_nonce(struct pair *p)
 {
-    p->s.spent = p->s.reused = p->s.withheld = p->s.tag_first = 0;
+    p->s.spent = p->s.reused = p->s.withheld = p->s.tag_first = p->s.gcm_final = 0;
     p->data = 0;
 }
 
@@ -164,9 +166,11 @@ static int init(struct pair *p, const unsigned char *key, const unsigned char *i
         return 0;
     if (!p->ok)
         return 1;
-    if (iv != NULL) {
+    if (iv != NULL) { /* FIXME (finding, aead.c): tlsivgen after it counts up the new IV first;
+                       * until fixed, the next tlsivgen message sets the fixed IV again */
         memcpy(p->iv, iv, p->ivlen);
         new_nonce(p);
+        p->tls = p->ivgen_given = 0;
     }
     if (key != NULL) {
         p->s.reused |= iv == NULL && p->s.spent;
@@ -223,6 +227,10 @@ static int update(struct pair *p, enum call_kind kind, const unsigned char *in, 
              c.n[i] = (size_t)n; c.out[i] = kind == CALL_DATA ? o : NULL);
     if (!go(p, &c))
         return 0;
+    if (kind == CALL_FINAL) {
+        p->sealed = p->ok;
+        p->s.gcm_final = p->s.gcm;
+    }
     if (p->ok && kind == CALL_DATA && len > 0) {
         p->data += len;
         p->s.spent |= p->s.enc;
@@ -338,12 +346,17 @@ static int tls_setup(struct run *r, const struct msg *m)
         return 0;
     if (r->gcm && p->ivlen != 12 && !set_ivlen(p, 12))
         return 0;
+    /* FIXME (finding, aead.c): a TLS record refused for want of a key leaves ccree's context in
+     * TLS mode after a later init (the default provider's not); a run's first record is keyed */
+    if (r->gcm && !p->s.keyed && !init(p, r->key, NULL))
+        return 0;
     if (!set_fixed(p, m->iv, whole ? -1 : 4))
         return 0;
     if (p->ok) {
         memcpy(p->fixed, m->iv, 12);
         memcpy(p->iv, m->iv, 12);
         p->tls = 1;
+        p->ivgen_given = 0;
         new_nonce(p);
     }
     return 1;
@@ -359,6 +372,7 @@ static int nonce_param(struct run *r, const struct msg *m)
     if (r->enc ? !get_param(p, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, TLS_EXPLICIT)
                : !set_octets(p, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, m->iv + 4, TLS_EXPLICIT))
         return 0;
+    p->ivgen_given |= r->enc;
     if (p->ok) {
         memcpy(p->iv, p->fixed, 4);
         memcpy(p->iv + 4, m->iv + 4, TLS_EXPLICIT);
@@ -394,7 +408,8 @@ static int reinit(struct run *r, const struct msg *m)
  */
 static int ivgen_iv(const struct run *r, const struct msg *m)
 {
-    return r->enc && m->reinit == NONCE_PARAM;
+    (void)m;
+    return r->cur.ivgen_given;
 }
 
 /* The message after its nonce: tag, length, AAD, data, tag, final, IV and tag read back. */
@@ -425,7 +440,9 @@ static int body(struct run *r, const struct msg *m)
         || !copy_at(r, m, 2) || !update(&r->cur, CALL_FINAL, NULL, 0, m->flags, NULL)
         || !copy_at(r, m, 3) || (!ivgen_iv(r, m) && !get_param(&r->cur, OSSL_CIPHER_PARAM_UPDATED_IV, r->cur.ivlen)))
         return 0;
-    return !r->enc || get_param(&r->cur, OSSL_CIPHER_PARAM_AEAD_TAG, r->gcm ? gcm_tag : r->cur.taglen);
+    /* the tag of a message whose final failed is stale on both sides (and differs: reported) */
+    return !r->enc || !r->cur.sealed
+           || get_param(&r->cur, OSSL_CIPHER_PARAM_AEAD_TAG, r->gcm ? gcm_tag : r->cur.taglen);
 }
 
 /* TLS 1.2: explicit nonce || payload || tag, in place, after tlsaad. */
