@@ -53,6 +53,7 @@ struct aead_ctx {
     unsigned char *aadout; /* where the kernel writes the AAD back, so that ours stays intact */
     size_t aadcap;
     int gen_next; /* tlsivgen gave out the explicit nonce: count it up before the next */
+    unsigned char ivout[GCM_IV_MAX]; /* the IV as the default provider reports it */
     struct ccree_sock op;
     size_t op_authsize;
     int kernel_off; /* the kernel failed this key: software until the next key */
@@ -66,10 +67,13 @@ static int fail(struct aead_ctx *c, int reason, const char *what)
     return 0;
 }
 
+/* At least n bytes at *buf, and a buffer even for none (pointer arithmetic on NULL is UB). */
 static int grow(unsigned char **buf, size_t *cap, size_t n)
 {
     unsigned char *b;
 
+    if (n == 0)
+        n = 1;
     if (n <= *cap)
         return 1;
     if ((b = OPENSSL_clear_realloc(*buf, *cap, n)) == NULL)
@@ -640,6 +644,7 @@ static int aead_init(struct aead_ctx *c, const unsigned char *key, size_t keylen
         memcpy(c->iv, iv, ivlen);
         c->ivlen = ivlen;
         c->ivstate = IV_SET;
+        c->gen_next = 0; /* tlsivgen gives out this IV first */
         new_message(c);
     }
     if (key != NULL) {
@@ -659,6 +664,8 @@ static int aead_init(struct aead_ctx *c, const unsigned char *key, size_t keylen
         c->ktaglen = c->taglen;
         if (iv == NULL && spent)
             c->ivstate = IV_USED;
+        if (c->gcm) /* as the default provider: GCM's next TLS record needs its tlsaad again */
+            c->tls = 0;
         new_message(c);
     }
     return aead_set_ctx_params(c, params);
@@ -812,7 +819,10 @@ static int aead_get_ctx_params(void *vctx, OSSL_PARAM params[])
             continue;
         if (c->gcm && c->ivstate == IV_NONE && !gcm_new_iv(c))
             return 0;
-        if ((p->data != NULL && p->data_size < c->ivlen) || !set_octets(p, c->iv, c->ivlen))
+        memcpy(c->ivout, c->iv, c->ivlen);
+        if (c->gen_next) /* the default provider has counted up the nonce it gave out */
+            ctr64_inc(c->ivout + c->ivlen - TLS_EXPLICIT);
+        if ((p->data != NULL && p->data_size < c->ivlen) || !set_octets(p, c->ivout, c->ivlen))
             return fail(c, CCREE_R_BAD_IV_LENGTH, "IV buffer too small");
     }
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL && !get_tag(c, p))

@@ -57,6 +57,7 @@ struct state {
     int finished;       /* MAC: finalised, no init since */
     int gcm_final;      /* GCM: a final (even a failed one) since the IV was set */
     int stale;          /* CCM decryption: the default provider failed data on this context */
+    int failed;         /* AEAD: both providers refused a call on this context */
 };
 
 /* One call on ccree ([0]) and the default provider ([1]), and what came back. */

@@ -438,9 +438,11 @@ static int body(struct run *r, const struct msg *m)
         || !in_pieces(&r->cur, CALL_DATA, in, m->len, m->flags, m->flags & SPLIT_DATA, m->plain)
         || (!r->enc && r->gcm && (m->flags & TAG_AFTER) && !set_tag(&r->cur, tag, gcm_tag))
         || !copy_at(r, m, 2) || !update(&r->cur, CALL_FINAL, NULL, 0, m->flags, NULL)
-        || !copy_at(r, m, 3) || (!ivgen_iv(r, m) && !get_param(&r->cur, OSSL_CIPHER_PARAM_UPDATED_IV, r->cur.ivlen)))
+        || !copy_at(r, m, 3)
+        || (!ivgen_iv(r, m) && r->cur.sealed
+            && !get_param(&r->cur, OSSL_CIPHER_PARAM_UPDATED_IV, r->cur.ivlen)))
         return 0;
-    /* the tag of a message whose final failed is stale on both sides (and differs: reported) */
+    /* the IV and tag of a message whose final failed are stale on both sides (and differ) */
     return !r->enc || !r->cur.sealed
            || get_param(&r->cur, OSSL_CIPHER_PARAM_AEAD_TAG, r->gcm ? gcm_tag : r->cur.taglen);
 }
