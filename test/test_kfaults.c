@@ -275,7 +275,7 @@ static void run(const struct kind *k, int enc, struct side *s, int n, int inplac
             rec = len;
         }
         for (i = 0; i < 8; i++)
-            ad[i] = (unsigned char)(n >> (56 - 8 * i));
+            ad[i] = (unsigned char)((uint64_t)n >> (56 - 8 * i));
         ad[8] = 23, ad[9] = 3, ad[10] = 3;
         ad[11] = (unsigned char)((rec - (enc ? 16 : 0)) >> 8);
         ad[12] = (unsigned char)(rec - (enc ? 16 : 0));
