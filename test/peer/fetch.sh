@@ -12,10 +12,15 @@
 set -eu
 
 CACHE=${CCREE_PEER_CACHE:-/var/cache/ccree-peer}
-VER=$(dpkg-query -W -f='${Version}' "libssl3:$(dpkg --print-architecture)")
-DIR=${CCREE_PEER_DATA:-$CACHE/$VER}
+if [ -n "${CCREE_PEER_DATA:-}" ]; then # a root without dpkg's database (the arm64 VM's)
+    DIR=$CCREE_PEER_DATA
+else
+    VER=$(dpkg-query -W -f='${Version}' "libssl3:$(dpkg --print-architecture)")
+    DIR=$CACHE/$VER
+fi
 if [ "${1:-}" = --dir ]; then echo "$DIR"; exit 0; fi
 if [ -e "$DIR/SOURCE" ]; then echo "fetch.sh: $DIR is there (source $(cat "$DIR/SOURCE"))"; exit 0; fi
+[ -n "${VER:-}" ] || { echo "fetch.sh: no evp_test data in $DIR (CCREE_PEER_DATA)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
 chmod 755 "$tmp"    # apt downloads as _apt
