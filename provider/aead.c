@@ -544,7 +544,7 @@ static int ccm_length_fits(struct aead_ctx *c, size_t len)
 {
     size_t l = 15 - c->ivlen;
 
-    return l >= 8 || (len >> (8 * l)) == 0
+    return l >= sizeof(len) || (len >> (8 * l)) == 0 /* a shift past the width is UB: 32 bits */
            || fail(c, CCREE_R_BAD_LENGTH, "the data length does not fit the nonce's L");
 }
 
