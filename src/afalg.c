@@ -54,9 +54,9 @@ int afalg_bind(enum ccree_kind kind, const char *name)
 
 /*
  * recvmsg maps the caller's pages as the destination until the socket's receive budget
- * (net.core.rmem_default) is spent. An AEAD answer cut short is not a prefix (the kernel runs a
- * shorter message; XTS and CBC-CTS likewise), so the budget must take a whole request: asked for, up to rmem_max, and
- * checked. The kernel maps while a page of budget is left, and counts bytes.
+ * (net.core.rmem_default) is spent. An AEAD, XTS or CBC-CTS answer cut short is no prefix (for
+ * AEAD the kernel runs a shorter message), so the budget must take a whole request: asked for,
+ * up to rmem_max, and checked. The kernel maps while a page of budget is left, counting bytes.
  */
 static int answer_room(int op)
 {
