@@ -93,12 +93,6 @@ static int is_cts(const struct cipher_ctx *c)
     return (c->alg->flags & EVP_CIPH_FLAG_CTS) != 0;
 }
 
-/* XTS and CBC-CTS: an update is a whole message. */
-static int whole_messages(const struct cipher_ctx *c)
-{
-    return c->alg->mode == EVP_CIPH_XTS_MODE || is_cts(c);
-}
-
 /* The software context gives up the IV it holds. */
 static int sync_iv(struct cipher_ctx *c)
 {
@@ -117,7 +111,8 @@ static int kernel_ready(struct cipher_ctx *c)
 
     if (ccree_sock_valid(&c->op))
         return 1;
-    fd = afalg_open(CCREE_SKCIPHER, c->prov->path[c->idx].driver, c->key, c->alg->keylen, 0);
+    fd = afalg_open(CCREE_SKCIPHER, c->prov->path[c->idx].driver, c->key, c->alg->keylen, 0,
+                    ccree_whole(c->idx));
     if (fd < 0)
         return fd;
     ccree_sock_set(&c->op, fd);
@@ -660,14 +655,14 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
     if (c->tls_version && c->alg->blocksize > 1 && !is_cts(c))
         return usable(c, in, inl) && tls_record(c, out, outl, outsize, in, inl);
     /* a held-back block goes out once padding is off */
-    if (!whole_messages(c) && inl == 0 && c->bufsz == 0)
+    if (!ccree_whole(c->idx) && inl == 0 && c->bufsz == 0)
         return 1;
     if (!usable(c, in, inl) || !apart(c, out, c->bufsz, in, inl))
         return 0;
     if (c->alg->blocksize > 1 && !is_cts(c))
         return block_update(c, out, outl, outsize, in, inl);
     if (!room(c, out, inl, outsize)
-        || !(whole_messages(c) ? unit_update(c, out, in, inl) : ctr_update(c, out, in, inl)))
+        || !(ccree_whole(c->idx) ? unit_update(c, out, in, inl) : ctr_update(c, out, in, inl)))
         return 0;
     *outl = inl;
     return 1;
@@ -680,7 +675,7 @@ static int cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t out
     unsigned int pad, bad, i, bs = (unsigned int)c->bs;
 
     *outl = 0;
-    if (whole_messages(c)) /* as the default provider: nothing to finish, key or not */
+    if (ccree_whole(c->idx)) /* as the default provider: nothing to finish, key or not */
         return 1;
     if (!usable(c, NULL, 0))
         return 0;
@@ -737,7 +732,7 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
         return 0;
     }
     if (!room(c, out, inl, outsize)
-        || !(whole_messages(c) ? unit_update(c, out, in, inl)
+        || !(ccree_whole(c->idx) ? unit_update(c, out, in, inl)
              : c->alg->mode == EVP_CIPH_CTR_MODE ? ctr_update(c, out, in, inl)
                                                  : process(c, out, NULL, 0, in, inl, NULL)))
         return 0;

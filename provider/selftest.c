@@ -35,7 +35,7 @@ static int kernel_answer(struct ccree_prov *p, size_t idx, int enc, const unsign
     int fd, err;
 
     fd = afalg_open(a->kind, p->path[idx].driver, ccree_op(idx) != CCREE_OP_DIGEST ? key : NULL,
-                    key_length(a), 0);
+                    key_length(a), 0, ccree_whole(idx));
     if (fd < 0)
         return fd;
     if (a->kind != CCREE_HASH)

@@ -54,24 +54,27 @@ int afalg_bind(enum ccree_kind kind, const char *name)
 
 /*
  * recvmsg maps the caller's pages as the destination until the socket's receive budget
- * (net.core.rmem_default) is spent. An AEAD, XTS or CBC-CTS answer cut short is no prefix (for
- * AEAD the kernel runs a shorter message), so the budget must take a whole request: asked for,
- * up to rmem_max, and checked. The kernel maps while a page of budget is left, counting bytes.
+ * (net.core.rmem_default) is spent, and the rest of the answer comes at the next recvmsg. Cipher
+ * and AEAD sockets ask for a few requests' worth, up to rmem_max. An AEAD, XTS or CBC-CTS answer
+ * cut short is no prefix (for AEAD the kernel runs a shorter message), so their sockets must get
+ * a whole request's: the kernel maps while a page of budget is left, counting bytes.
  */
-static int answer_room(int op)
+static int answer_room(int op, int whole)
 {
     int want = 4 * AFALG_MAX_REQUEST, got = 0;
     socklen_t len = sizeof(got);
     long page = sysconf(_SC_PAGESIZE);
 
     setsockopt(op, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+    if (!whole)
+        return 0;
     if (getsockopt(op, SOL_SOCKET, SO_RCVBUF, &got, &len) < 0)
         return -errno;
     return (got & ~(page - 1)) >= AFALG_MAX_REQUEST + page ? 0 : -ENOBUFS;
 }
 
 int afalg_open(enum ccree_kind kind, const char *driver, const unsigned char *key, size_t keylen,
-               size_t authsize)
+               size_t authsize, int whole)
 {
     int tfm = afalg_bind(kind, driver), op, err;
 
@@ -85,7 +88,7 @@ int afalg_open(enum ccree_kind kind, const char *driver, const unsigned char *ke
         return err;
     }
     close(tfm); /* the op socket keeps the transform and its key alive */
-    if (kind != CCREE_HASH && (err = answer_room(op)) != 0) {
+    if (kind != CCREE_HASH && (err = answer_room(op, whole)) != 0) {
         close(op);
         return err;
     }

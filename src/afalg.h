@@ -13,9 +13,9 @@
 const char *afalg_type(enum ccree_kind kind);
 int afalg_available(void);
 int afalg_bind(enum ccree_kind kind, const char *name);
-/* A keyed op socket; a cipher's or AEAD's takes AFALG_MAX_REQUEST in one answer, or -ENOBUFS. */
+/* A keyed op socket; with whole, one that takes AFALG_MAX_REQUEST in one answer, or -ENOBUFS. */
 int afalg_open(enum ccree_kind kind, const char *driver, const unsigned char *key, size_t keylen,
-               size_t authsize);
+               size_t authsize, int whole);
 int afalg_clone(int op);
 void afalg_close(int *fd);
 /*

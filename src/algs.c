@@ -78,6 +78,13 @@ enum ccree_op ccree_op(size_t idx)
     return ccree_algs[idx].under == NULL ? CCREE_OP_DIGEST : CCREE_OP_MAC;
 }
 
+int ccree_whole(size_t idx)
+{
+    const struct ccree_alg *a = &ccree_algs[idx];
+
+    return a->kind == CCREE_AEAD || a->mode == EVP_CIPH_XTS_MODE || (a->flags & EVP_CIPH_FLAG_CTS);
+}
+
 const char *ccree_name(size_t idx, char buf[CCREE_NAME_MAX])
 {
     const struct ccree_alg *a = &ccree_algs[idx];

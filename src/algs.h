@@ -38,6 +38,8 @@ extern const struct ccree_alg ccree_algs[CCREE_NALGS];
 extern struct ccree_stats *ccree_stats; /* in memory, or in the file of src/stats.c */
 
 enum ccree_op ccree_op(size_t idx);
+/* AEAD, XTS, CBC-CTS: a request is one message, and an answer cut short is no prefix of it. */
+int ccree_whole(size_t idx);
 /* The name reports use: OpenSSL's first name, or for a MAC "HMAC-SHA2-256". */
 const char *ccree_name(size_t idx, char buf[CCREE_NAME_MAX]);
 void ccree_count(size_t idx, int software, size_t ops, size_t bytes);
