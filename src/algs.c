@@ -95,9 +95,3 @@ const char *ccree_name(size_t idx, char buf[CCREE_NAME_MAX])
         snprintf(buf, CCREE_NAME_MAX, "%.*s", (int)strcspn(a->names, ":"), a->names);
     return buf;
 }
-
-void ccree_count(size_t idx, int software, size_t ops, size_t bytes)
-{
-    atomic_fetch_add_explicit(&ccree_stats[idx].ops[software], ops, memory_order_relaxed);
-    atomic_fetch_add_explicit(&ccree_stats[idx].bytes[software], bytes, memory_order_relaxed);
-}

@@ -35,13 +35,14 @@ struct ccree_stats {
 #define CCREE_NAME_MAX 32 /* the longest name below, "CMAC-AES-128-CBC" ..., fits */
 
 extern const struct ccree_alg ccree_algs[CCREE_NALGS];
-extern struct ccree_stats *ccree_stats; /* in memory, or in the file of src/stats.c */
+extern struct ccree_stats *_Atomic ccree_stats; /* in memory, or in the file of src/stats.c */
 
 enum ccree_op ccree_op(size_t idx);
 /* AEAD, XTS, CBC-CTS: a request is one message, and an answer cut short is no prefix of it. */
 int ccree_whole(size_t idx);
 /* The name reports use: OpenSSL's first name, or for a MAC "HMAC-SHA2-256". */
 const char *ccree_name(size_t idx, char buf[CCREE_NAME_MAX]);
+/* Adds to the counters of algorithm idx (src/stats.c). */
 void ccree_count(size_t idx, int software, size_t ops, size_t bytes);
 
 #endif

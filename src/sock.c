@@ -128,6 +128,7 @@ static void prepare(void)
     for (s = listed; s != NULL; s = s->next)
         if (s->tracked)
             s->clone = afalg_clone(s->fd);
+    ccree_stats_prepare();
 }
 
 static void parent(void)
@@ -136,6 +137,7 @@ static void parent(void)
 
     for (s = listed; s != NULL; s = s->next)
         afalg_close(&s->clone);
+    ccree_stats_parent();
     pthread_mutex_unlock(&lock);
 }
 

@@ -61,7 +61,9 @@ tls12=$(echo "$suites" | awk '$1 == "1.2" { printf "%s%s", s, $2; s = ":" }')
 openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 2 \
     -keyout "$T/key.pem" -out "$T/cert.pem" 2>/dev/null
 mkdir "$T/www"
-for d in any strict fd; do install -d -o nobody -g nogroup "$T/stats-$d"; done
+# Statistics directories as README's /run/ccree: root's, mode 0700 (the workers make their
+# files at the fork, before they become nobody).
+for d in any strict fd; do install -d -m 700 "$T/stats-$d"; done
 
 # nginx with $T/$1.cnf (none if $1 is empty), $2 workers and main-context lines $3.
 start_nginx() {

@@ -64,46 +64,79 @@ static int report(void)
     return 0;
 }
 
-/* One line per process and algorithm with counts, from the files of live processes. */
+/* Whether a driver name holds only what kernel driver names are made of, and ends. */
+static int driver_ok(const char *d, size_t len)
+{
+    size_t n = strnlen(d, len);
+
+    return n < len && strspn(d, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                "0123456789-_.,()") == n;
+}
+
+/* Whether every algorithm of f is this version's, with a path and a valid driver name. */
+static int parsed(const struct ccree_stats_file *f)
+{
+    char name[CCREE_NAME_MAX];
+    size_t i;
+
+    for (i = 0; i < CCREE_NALGS; i++)
+        if (strncmp(f->name[i], ccree_name(i, name), CCREE_NAME_MAX) != 0 || f->offload[i] > 1
+            || !driver_ok(f->driver[i], sizeof(f->driver[i])))
+            return 0;
+    return 1;
+}
+
+/* The lines of one process's file: only what parsed() checked, and numbers. */
+static void print_file(const struct ccree_stats_file *f)
+{
+    char name[CCREE_NAME_MAX];
+    size_t i;
+
+    for (i = 0; i < CCREE_NALGS; i++) {
+        const struct ccree_stats *s = &f->stats[i];
+
+        if (s->ops[0] + s->ops[1] + s->bytes[0] + s->bytes[1] == 0)
+            continue;
+        printf("%ld %s %s %s %llu %llu %llu %llu\n", (long)f->pid, ccree_name(i, name),
+               f->offload[i] ? "offload" : "software", f->driver[i][0] ? f->driver[i] : "-",
+               (unsigned long long)s->ops[0], (unsigned long long)s->bytes[0],
+               (unsigned long long)s->ops[1], (unsigned long long)s->bytes[1]);
+    }
+}
+
+/*
+ * One line per process and algorithm with counts, from the files named after live processes
+ * of this PID namespace (others number their processes anew). Entries are opened without
+ * following links or blocking (src/stats.c, ccree_stats_read).
+ */
 static int live(const char *dir)
 {
-    DIR *d = opendir(dir);
-    struct dirent *e;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     struct ccree_stats_file f;
+    struct dirent *e;
+    uint64_t ns[2];
 
     if (d == NULL) {
         fprintf(stderr, "ccree-info: %s: %s\n", dir, strerror(errno));
         return 1;
     }
+    ccree_stats_pidns(ns);
     printf("pid algorithm path driver kernel-ops kernel-bytes sw-ops sw-bytes\n");
     while ((e = readdir(d)) != NULL) {
-        char path[4096], *end;
-        long pid = strtol(e->d_name, &end, 10);
-        int fd, i;
-        ssize_t n;
+        pid_t pid = ccree_stats_pid(e->d_name);
+        uid_t owner;
+        int err;
 
-        if (*end != '\0' || pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
-            || snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path)
-            || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        if (pid == 0 || (kill(pid, 0) < 0 && errno == ESRCH))
             continue;
-        n = read(fd, &f, sizeof(f));
-        close(fd);
-        if (n != (ssize_t)sizeof(f) || memcmp(f.magic, CCREE_STATS_MAGIC, sizeof(f.magic)) != 0
-            || f.nalgs != CCREE_NALGS) {
-            fprintf(stderr, "ccree-info: %s: not a statistics file of this version\n", path);
-            continue;
-        }
-        for (i = 0; i < CCREE_NALGS; i++) {
-            const struct ccree_stats *s = &f.stats[i];
-
-            if (s->ops[0] + s->ops[1] + s->bytes[0] + s->bytes[1] == 0)
-                continue;
-            printf("%ld %.*s %s %.*s %llu %llu %llu %llu\n", pid, CCREE_NAME_MAX, f.name[i],
-                   f.offload[i] ? "offload" : "software", (int)sizeof(f.driver[i]),
-                   f.driver[i][0] ? f.driver[i] : "-", (unsigned long long)s->ops[0],
-                   (unsigned long long)s->bytes[0], (unsigned long long)s->ops[1],
-                   (unsigned long long)s->bytes[1]);
-        }
+        if ((err = ccree_stats_read(fd, pid, &f, &owner)) == 0 && !parsed(&f))
+            err = -EINVAL;
+        if (err != 0)
+            fprintf(stderr, "ccree-info: %s/%ld: %s\n", dir, (long)pid,
+                    err == -EINVAL ? "not a statistics file of this version" : strerror(-err));
+        else if (memcmp(f.pidns, ns, sizeof(ns)) == 0)
+            print_file(&f);
     }
     closedir(d);
     return 0;
