@@ -1,7 +1,8 @@
 /*
  * Faults a kernel produces, also after it has written: the recv-* and send-* modes of the shim
- * test/fault.c (CCREE_FAULT, armed after the provider's self-test), or with no shim and
- * CCREE_FAULT unset the real kernel as test/rmem.sh sets its receive budget. For every
+ * test/fault.c (CCREE_FAULT, armed after the provider's self-test), the ccsim-* ones of the
+ * simulated CryptoCell (test/ccsim, its fault parameter set for the call with the fault), or
+ * with CCREE_FAULT unset the real kernel as test/rmem.sh sets its receive budget. For every
  * operation kind, size, placement (in place or not, aligned or one byte past) and policy
  * (any.cnf, and STRICT_CNF: fallback = no): a call before the fault, the call with it and the
  * call after it, each beside the default provider's. Allowed: success with the default
@@ -11,11 +12,14 @@
  * was lost: a short read where the kernel's prefix is right (progress), a request refused
  * before the kernel wrote, and with fallback = yes any fault of a call whose input the kernel
  * cannot have overwritten (not in place). The call before the shim's fault must succeed; each
- * kind must have reached the kernel (the provider's counters) and met the fault.
+ * kind must have reached the kernel (the provider's counters) and met the fault. On a driver
+ * of the simulated CryptoCell with no fault, the module's count of messages must grow as the
+ * provider's kernel operations do.
  * Usage: test_kfaults STRICT_CNF, with OPENSSL_CONF giving any.cnf; CCREE_KFAULT_PLACES=in runs
  * the in-place calls only. Without AF_ALG it skips (77), unless CCREE_REQUIRE_OFFLOAD=1.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +30,7 @@
 #include <openssl/evp.h>
 #include <openssl/prov_ssl.h>
 #include <openssl/rand.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -94,7 +99,15 @@ static const struct fault {
     { "send-ebusy", SEND, 1, 1 },
     { "send-eagain", SEND, 1, 1 },
     { "send-enomem", SEND, 1, 1 },
+    { "ccsim-eio", RECV, 1, 1 },
+    { "ccsim-enomem", RECV, 1, 1 },
+    { "ccsim-ebusy", RECV, 1, 1 },
+    { "ccsim-ebadmsg", RECV, 0, 1 },
+    { "ccsim-partial-garbage", RECV, 1, 1 },
+    { "ccsim-partial-prefix", RECV, 1, 1 },
 };
+#define CCSIM_FAULT "/sys/module/ccsim/parameters/fault"
+#define CCSIM_STATS "/sys/kernel/debug/ccsim/"
 
 /* Message lengths, each taken down to the most one kernel request of the kind takes. */
 static const size_t sizes[] = { 0, 16, 4097, 65536, 100000 };
@@ -112,6 +125,52 @@ static unsigned long *skip, *hits;
 static int in_place_only;
 static unsigned char key[64], iv0[16], aad[32], msg[ROOM];
 static _Alignas(PAGE) unsigned char arena[2][2][ROOM + PAGE];
+
+static int via_module(void)
+{
+    return strncmp(fault->name, "ccsim-", 6) == 0;
+}
+
+/* A counter of the simulated CryptoCell's driver; -1 when it is no driver of the module. */
+static long long ccsim_counter(const char *driver, const char *name)
+{
+    char path[256], line[64];
+    long long v = -1, n;
+    FILE *f;
+
+    if (strstr(driver, "-ccree") == NULL)
+        return -1;
+    snprintf(path, sizeof(path), CCSIM_STATS "%s", driver);
+    if ((f = fopen(path, "r")) == NULL)
+        return -1;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (strncmp(line, name, strlen(name)) == 0 && line[strlen(name)] == ' '
+            && sscanf(line + strlen(name), "%lld", &n) == 1)
+            v = n;
+    fclose(f);
+    return v;
+}
+
+/* The fault armed (skipping sk requests first) for the call with it, or not. */
+static void arm(int on, unsigned long sk)
+{
+    const char *mode = on ? fault->name + 6 : "none";
+    int fd;
+
+    if (!via_module()) {
+        *skip = on ? sk : 0;
+        *armed = on;
+    } else if ((fd = open(CCSIM_FAULT, O_WRONLY)) < 0
+               || write(fd, mode, strlen(mode)) != (ssize_t)strlen(mode) || close(fd) != 0) {
+        fail_msg("cannot set " CCSIM_FAULT " to %s", mode);
+    }
+}
+
+/* How often the fault struck, so far. */
+static unsigned long struck(const char *driver)
+{
+    return via_module() ? (unsigned long)ccsim_counter(driver, "errors") : *hits;
+}
 
 /* One provider's side of a call, and what the call gave. */
 struct side {
@@ -435,6 +494,7 @@ static void one_case(const struct ccase *c)
     struct side s[2], seal;
     tu_alg_info before, warm, after;
     unsigned long h = 0;
+    long long msgs;
     int step, j, failed = 0, real = *fault->name == '\0';
 
     open_side(k, k->enc, c->p->libctx, "provider=ccree", &s[0]);
@@ -444,6 +504,7 @@ static void one_case(const struct ccase *c)
         s[j].buf = arena[j][1] + c->off;
     }
     before = warm = alg_line(k, c->p->prov);
+    msgs = ccsim_counter(before.driver, "messages");
     t->cases++;
     for (step = 0; step < 3; step++) {
         const unsigned char *src = msg, *tag = NULL;
@@ -459,15 +520,13 @@ static void one_case(const struct ccase *c)
             close_side(&seal);
         }
         if (step == 1 && !real) {
-            *skip = c->skip;
-            h = *hits;
-            *armed = 1;
+            h = struck(before.driver);
+            arm(1, c->skip);
         }
         run(k, k->enc, &s[0], step, c->inplace, failed, src, len, tag);
         if (step == 1 && !real) {
-            *armed = 0;
-            *skip = 0;
-            h = *hits - h;
+            arm(0, 0);
+            h = struck(before.driver) - h;
         }
         run(k, k->enc, &s[1], step, c->inplace, failed, src, len, tag);
         /* the call after a failure may fail too; the real kernel may be refused before it
@@ -484,6 +543,12 @@ static void one_case(const struct ccase *c)
     after = alg_line(k, c->p->prov);
     t->reached += warm.offload_ops > before.offload_ops;
     t->faulted += h > 0;
+    if (real && msgs >= 0
+        && (unsigned long long)(ccsim_counter(before.driver, "messages") - msgs)
+               != after.offload_ops - before.offload_ops)
+        say(c, 3, "%s counted %lld messages, the provider %llu kernel operations", before.driver,
+            ccsim_counter(before.driver, "messages") - msgs,
+            (unsigned long long)(after.offload_ops - before.offload_ops));
     if (!c->p->fallback && after.fallback_ops != before.fallback_ops)
         say(c, 3, "%llu calls in software with fallback = no",
             (unsigned long long)(after.fallback_ops - before.fallback_ops));
@@ -538,7 +603,9 @@ static void every_case(void **state)
                     /* the shim's faults do not depend on alignment: one of the two a case */
                     for (off = real ? 0 : (int)((z + p + inplace) & 1); off < 2;
                          off += real ? 1 : 2)
-                        for (sk = 0; sk <= (*fault->name && len > 65536 && !hashing); sk++) {
+                        for (sk = 0; sk <= (*fault->name && !via_module() && len > 65536
+                                            && !hashing);
+                             sk++) {
                             struct ccase c = { kd, &policies[p], len, inplace, off, sk };
 
                             one_case(&c);
@@ -574,7 +641,8 @@ int main(int argc, char **argv)
         ;
     if (argc != 2 || i == sizeof(faults) / sizeof(faults[0])) {
         fprintf(stderr, "usage: %s STRICT_CNF, with OPENSSL_CONF and CCREE_FAULT one of the "
-                "recv-* and send-* modes of test/fault.c, or unset (the real kernel)\n", argv[0]);
+                "recv-* and send-* modes of test/fault.c, the ccsim-* ones of test/ccsim, or unset (the "
+                "real kernel)\n", argv[0]);
         return 1;
     }
     fault = &faults[i];
@@ -594,8 +662,13 @@ int main(int argc, char **argv)
     armed = dlsym(RTLD_DEFAULT, "ccree_fault_armed");
     skip = dlsym(RTLD_DEFAULT, "ccree_fault_skip");
     hits = dlsym(RTLD_DEFAULT, "ccree_fault_hits");
-    if (*fault->name && (armed == NULL || skip == NULL || hits == NULL)) {
+    if (*fault->name && !via_module() && (armed == NULL || skip == NULL || hits == NULL)) {
         fprintf(stderr, "CCREE_FAULT=%s without the shim test/fault.c preloaded\n", fault->name);
+        return 1;
+    }
+    if (via_module() && access(CCSIM_FAULT, W_OK) != 0) {
+        fprintf(stderr, "CCREE_FAULT=%s without the simulated CryptoCell (test/ccsim)\n",
+                fault->name);
         return 1;
     }
     if (!RAND_bytes(key, sizeof(key)) || !RAND_bytes(iv0, sizeof(iv0))

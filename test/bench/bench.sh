@@ -28,6 +28,7 @@ conf() { # NAME SETTINGS
 }
 conf forced 'drivers = any\noffload-min = 0'
 conf ccree 'drivers = any'
+conf ccsim 'drivers = ccree\noffload-min = 0'
 
 # name, OPENSSL_CONF (- for the system's), what serves it: a provider (property query), an
 # engine, or libkcapi.
@@ -36,6 +37,10 @@ forced $out/forced.cnf provider=ccree
 ccree $out/ccree.cnf provider=ccree
 afalg - engine=afalg
 kcapi - kcapi"
+# The simulated CryptoCell, when loaded (test/bench/run.sh: below the CPU drivers' priority,
+# so that only drivers = ccree takes it): ccree on its asynchronous path.
+[ ! -d /sys/module/ccsim ] || configs="$configs
+ccsim $out/ccsim.cnf provider=ccree"
 
 run=                            # a prefix for each measuring command: strace, when tracing
 with_conf() { # CONFIG COMMAND...: COMMAND under the configuration's OPENSSL_CONF
@@ -94,7 +99,7 @@ trace() { # CONFIG LABEL COMMAND...: syscalls.tsv rows, one per size
 }
 
 echo "== correctness: each configuration against the default provider"
-for c in forced ccree; do
+for c in forced ccree $([ ! -d /sys/module/ccsim ] || echo ccsim); do
     for alg in $algs; do
         with_conf "$c" "$loops/evp_loop" -q provider=ccree check "$alg" $sizes >/dev/null
     done

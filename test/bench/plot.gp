@@ -11,12 +11,12 @@ set xlabel "bytes per operation"
 set ylabel "MB/s"
 set grid
 set key bottom right
-array names[5] = ["(a) default provider", "(b) ccree forced", "(c) ccree default config", \
-                  "(d) afalg engine", "(e) libkcapi loop"]
-array colors[5] = ["black", "#0072b2", "#009e73", "#d55e00", "#cc79a7"]
-# The configurations measured for ALG: columns 3 to 7 of its rows that hold a number.
-measured(alg) = system(sprintf("awk -F'\t' '$1 == \"%s\" { for (i = 3; i <= 7; i++) \
-    if ($i != \"NaN\") m[i - 2] = 1 } END { for (i = 1; i <= 5; i++) if (m[i]) print i }' \
+array names[6] = ["(a) default provider", "(b) ccree forced", "(c) ccree default config", \
+                  "(d) afalg engine", "(e) libkcapi loop", "(f) ccree, simulated CryptoCell"]
+array colors[6] = ["black", "#0072b2", "#009e73", "#d55e00", "#cc79a7", "#e69f00"]
+# The configurations measured for ALG: columns 3 to 8 of its rows that hold a number.
+measured(alg) = system(sprintf("awk -F'\t' '$1 == \"%s\" { for (i = 3; i <= 8; i++) \
+    if ($i != \"NaN\") m[i - 2] = 1 } END { for (i = 1; i <= 6; i++) if (m[i]) print i }' \
     '%s/throughput.tsv'", alg, dir))
 set multiplot layout 2,2 title "ccree benchmark (test/bench/run.sh)"
 do for [alg in "AES-128-CBC AES-128-CTR AES-128-GCM SHA-256"] {

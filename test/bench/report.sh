@@ -25,21 +25,22 @@ FILENAME ~ /syscalls/ { sys[++nsys] = $0; next }
 END {
     split("AES-128-CBC AES-128-CTR AES-128-GCM SHA-256", alg, " ")
     split("16 64 256 1024 8192 16384", size, " ")
-    split("default forced ccree afalg kcapi", cfg, " ")
+    split("default forced ccree afalg kcapi ccsim", cfg, " ")
     print "Throughput in MB/s (10^6 bytes per second):\n"
-    print "| algorithm | bytes | (a) default | (b) forced | (c) ccree | (d) afalg | (e) kcapi | b/d | b/e | c/max(a,b) |"
-    print "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
-    printf "alg\tsize\tdefault\tforced\tccree\tafalg\tkcapi\n" >tsv
+    print "| algorithm | bytes | (a) default | (b) forced | (c) ccree | (d) afalg | (e) kcapi | (f) ccsim | b/d | b/e | c/max(a,b) | f/b |"
+    print "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    printf "alg\tsize\tdefault\tforced\tccree\tafalg\tkcapi\tccsim\n" >tsv
     for (i = 1; i <= 4; i++) for (j = 1; j <= 6; j++) {
         a = alg[i]; s = size[j]
         line = "| " a " | " s; row = a "\t" s
-        for (k = 1; k <= 5; k++) {
+        for (k = 1; k <= 6; k++) {
             v[k] = mbs(cfg[k], a, s)
             line = line " | " num(v[k]); row = row "\t" (v[k] == "" ? "NaN" : v[k])
         }
         print row >tsv
         print line " | " ratio(v[2], v[4], s <= 256 ? 1.5 : 1.0) " | " \
-              ratio(v[2], v[5], s >= 1024 ? 0.95 : "") " | " ratio(v[3], max(v[1], v[2]), 0.9) " |"
+              ratio(v[2], v[5], s >= 1024 ? 0.95 : "") " | " ratio(v[3], max(v[1], v[2]), 0.9) " | " \
+              ratio(v[6], v[2], "") " |"
     }
     print "\nSHA-256 in 64-byte updates of one long message (evp_loop), MB/s:\n"
     print "| (a) default | (b) forced | (c) ccree | c/max(a,b) |\n|--:|--:|--:|--:|"

@@ -53,7 +53,7 @@ struct ccsim_alg {
 	u8 blocksize;		/* if not the software one's */
 	u16 min_rev;
 	bool registered;
-	atomic64_t requests, bytes, errors;
+	atomic64_t requests, messages, bytes, errors;
 	atomic_t in_flight, max_in_flight, fault_seq;
 	union {
 		struct skcipher_alg sk;
@@ -139,6 +139,10 @@ static const struct {
 static char rev[8] = "712";
 module_param_string(rev, rev, sizeof(rev), 0444);
 MODULE_PARM_DESC(rev, "CryptoCell revision: 630p, 710, 712, 713 or 703");
+
+static unsigned int priority = CC_CRA_PRIO;
+module_param(priority, uint, 0444);
+MODULE_PARM_DESC(priority, "Priority of the algorithms (ccree's: 400)");
 
 static unsigned int latency_us;
 module_param(latency_us, uint, 0644);
@@ -511,6 +515,7 @@ static int sk_crypt(struct skcipher_request *req, u8 op)
 	int err = 0;
 
 	atomic64_inc(&a->requests);
+	atomic64_inc(&a->messages);
 	if (a->limit == LIM_BLOCKS &&
 	    !IS_ALIGNED(len, crypto_skcipher_blocksize(tfm)))
 		err = -EINVAL;
@@ -583,6 +588,7 @@ static int ae_crypt(struct aead_request *req, u8 op)
 	unsigned int out = op == OP_ENC ? in + tag : in - tag;
 
 	atomic64_inc(&a->requests);
+	atomic64_inc(&a->messages);
 	if (op == OP_DEC && req->cryptlen < tag) {
 		atomic64_inc(&a->errors);
 		return -EINVAL;
@@ -669,7 +675,9 @@ static int ah_op(struct ahash_request *req, u8 op)
 	unsigned int len = op == OP_FINAL ? 0 : req->nbytes;
 
 	atomic64_inc(&a->requests);
-	if (op == OP_UPDATE && !len)
+	if (op != OP_UPDATE)
+		atomic64_inc(&a->messages);
+	else if (!len)
 		return 0;
 	if (too_many_sg(req->src, len)) {
 		atomic64_inc(&a->errors);
@@ -707,7 +715,7 @@ static void set_base(struct ccsim_alg *a, struct crypto_alg *base,
 {
 	strscpy(base->cra_name, a->name, sizeof(base->cra_name));
 	strscpy(base->cra_driver_name, a->driver, sizeof(base->cra_driver_name));
-	base->cra_priority = CC_CRA_PRIO;
+	base->cra_priority = priority;
 	base->cra_flags = CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY;
 	base->cra_blocksize = a->blocksize ?: crypto_tfm_alg_blocksize(fb);
 	base->cra_module = THIS_MODULE;
@@ -1013,8 +1021,10 @@ static int stats_show(struct seq_file *m, void *v)
 {
 	struct ccsim_alg *a = m->private;
 
-	seq_printf(m, "requests %lld\nbytes %lld\nerrors %lld\nin_flight %d\nmax_in_flight %d\n",
-		   atomic64_read(&a->requests), atomic64_read(&a->bytes),
+	seq_printf(m, "requests %lld\nmessages %lld\nbytes %lld\nerrors %lld\n"
+		   "in_flight %d\nmax_in_flight %d\n",
+		   atomic64_read(&a->requests), atomic64_read(&a->messages),
+		   atomic64_read(&a->bytes),
 		   atomic64_read(&a->errors), atomic_read(&a->in_flight),
 		   atomic_read(&a->max_in_flight));
 	return 0;
@@ -1032,6 +1042,7 @@ static ssize_t stats_write(struct file *file, const char __user *buf,
 	struct ccsim_alg *a = ((struct seq_file *)file->private_data)->private;
 
 	atomic64_set(&a->requests, 0);
+	atomic64_set(&a->messages, 0);
 	atomic64_set(&a->bytes, 0);
 	atomic64_set(&a->errors, 0);
 	atomic_set(&a->max_in_flight, atomic_read(&a->in_flight));
