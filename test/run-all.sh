@@ -24,13 +24,13 @@ test/vm/run.sh -- sh test/tls.sh
 test/vm/run.sh -- sh test/rmem.sh build
 test/vm/run.sh -m algif_hash -m algif_aead -m crypto_user -- sh test/missing-module.sh
 # The shipped drivers = ccree against the simulated CryptoCell (test/ccsim): the suite on the
-# 712 with every algorithm it has offloaded to its *-ccree driver (evp-default: offload-min =
-# auto may measure the simulation slower and keep to software), its fault modes, TLS end to end
-# on it, then each revision's set (show.sh reloads the module with each).
+# 712 with every algorithm it has offloaded to its *-ccree driver (evp-default: as shipped,
+# offload-min = auto), its fault modes, TLS end to end on it, then each revision's set
+# (show.sh reloads the module with each).
 cmake -S . -B build-ccsim -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCCREE_TEST_DRIVERS=ccree
 cmake --build build-ccsim -j2
 CCREE_VM_TIMEOUT=2400 test/vm/run.sh -c 712 -- sh -c 'CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build-ccsim --output-on-failure \
-      -E "cli|evp-default" && sh test/ccsim/faults.sh build-ccsim && sh test/tls.sh &&
+      -E cli && sh test/ccsim/faults.sh build-ccsim && sh test/tls.sh &&
       sh test/ccsim/show.sh build-ccsim 630p 710 713 703'
 # The shim of the fault tests is preloaded ahead of the ASan runtime; cli runs the openssl binary.
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ASAN_OPTIONS=verify_asan_link_order=0 \
