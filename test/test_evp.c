@@ -2463,6 +2463,8 @@ static void test_fork(void **state)
     counters_begin(&s[0], ciphers[FORK_CBC].name, 1);
     counters_begin(&s[1], ciphers[FORK_CTR].name, 1);
     counters_begin(&s[2], mds[FORK_MD].name, 1);
+    for (l = 0; l < 3; l++) /* the child's kernel requests count in its own provider */
+        s[l].a.sim_messages = -1;
     assert_int_equal(RAND_bytes(f.key_cbc, 32), 1);
     assert_int_equal(RAND_bytes(f.iv_cbc, 16), 1);
     assert_int_equal(RAND_bytes(f.key_ctr, 32), 1);

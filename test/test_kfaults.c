@@ -107,7 +107,6 @@ static const struct fault {
     { "ccsim-partial-prefix", RECV, 1, 1 },
 };
 #define CCSIM_FAULT "/sys/module/ccsim/parameters/fault"
-#define CCSIM_STATS "/sys/kernel/debug/ccsim/"
 
 /* Message lengths, each taken down to the most one kernel request of the kind takes. */
 static const size_t sizes[] = { 0, 16, 4097, 65536, 100000 };
@@ -131,26 +130,6 @@ static int via_module(void)
     return strncmp(fault->name, "ccsim-", 6) == 0;
 }
 
-/* A counter of the simulated CryptoCell's driver; -1 when it is no driver of the module. */
-static long long ccsim_counter(const char *driver, const char *name)
-{
-    char path[256], line[64];
-    long long v = -1, n;
-    FILE *f;
-
-    if (strstr(driver, "-ccree") == NULL)
-        return -1;
-    snprintf(path, sizeof(path), CCSIM_STATS "%s", driver);
-    if ((f = fopen(path, "r")) == NULL)
-        return -1;
-    while (fgets(line, sizeof(line), f) != NULL)
-        if (strncmp(line, name, strlen(name)) == 0 && line[strlen(name)] == ' '
-            && sscanf(line + strlen(name), "%lld", &n) == 1)
-            v = n;
-    fclose(f);
-    return v;
-}
-
 /* The fault armed (skipping sk requests first) for the call with it, or not. */
 static void arm(int on, unsigned long sk)
 {
@@ -169,7 +148,7 @@ static void arm(int on, unsigned long sk)
 /* How often the fault struck, so far. */
 static unsigned long struck(const char *driver)
 {
-    return via_module() ? (unsigned long)ccsim_counter(driver, "errors") : *hits;
+    return via_module() ? (unsigned long)tu_ccsim_counter(driver, "errors") : *hits;
 }
 
 /* One provider's side of a call, and what the call gave. */
@@ -494,7 +473,6 @@ static void one_case(const struct ccase *c)
     struct side s[2], seal;
     tu_alg_info before, warm, after;
     unsigned long h = 0;
-    long long msgs;
     int step, j, failed = 0, real = *fault->name == '\0';
 
     open_side(k, k->enc, c->p->libctx, "provider=ccree", &s[0]);
@@ -504,7 +482,6 @@ static void one_case(const struct ccase *c)
         s[j].buf = arena[j][1] + c->off;
     }
     before = warm = alg_line(k, c->p->prov);
-    msgs = ccsim_counter(before.driver, "messages");
     t->cases++;
     for (step = 0; step < 3; step++) {
         const unsigned char *src = msg, *tag = NULL;
@@ -543,11 +520,11 @@ static void one_case(const struct ccase *c)
     after = alg_line(k, c->p->prov);
     t->reached += warm.offload_ops > before.offload_ops;
     t->faulted += h > 0;
-    if (real && msgs >= 0
-        && (unsigned long long)(ccsim_counter(before.driver, "messages") - msgs)
+    if (real && before.sim_messages >= 0
+        && (unsigned long long)(after.sim_messages - before.sim_messages)
                != after.offload_ops - before.offload_ops)
         say(c, 3, "%s counted %lld messages, the provider %llu kernel operations", before.driver,
-            ccsim_counter(before.driver, "messages") - msgs,
+            after.sim_messages - before.sim_messages,
             (unsigned long long)(after.offload_ops - before.offload_ops));
     if (!c->p->fallback && after.fallback_ops != before.fallback_ops)
         say(c, 3, "%llu calls in software with fallback = no",

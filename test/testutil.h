@@ -315,7 +315,28 @@ typedef struct {
     char driver[128];
     char reason[512];
     uint64_t offload_ops, offload_bytes, fallback_ops, fallback_bytes;
+    long long sim_messages; /* the simulated CryptoCell's count for driver (test/ccsim), or -1 */
 } tu_alg_info;
+
+/* A counter of the simulated CryptoCell's driver (debugfs); -1 when it is none of its drivers. */
+static inline long long tu_ccsim_counter(const char *driver, const char *name)
+{
+    char path[256], line[64];
+    long long v = -1, n;
+    FILE *f;
+
+    if (strstr(driver, "-ccree") == NULL)
+        return -1;
+    snprintf(path, sizeof(path), "/sys/kernel/debug/ccsim/%s", driver);
+    if ((f = fopen(path, "r")) == NULL)
+        return -1;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (strncmp(line, name, strlen(name)) == 0 && line[strlen(name)] == ' '
+            && sscanf(line + strlen(name), "%lld", &n) == 1)
+            v = n;
+    fclose(f);
+    return v;
+}
 
 /* Returns 1 if all four counters were returned by the provider. */
 static inline int tu_get_totals(OSSL_PROVIDER *prov, tu_totals *t)
@@ -467,6 +488,8 @@ static inline int tu_find_alg(const char *table, const char *name, tu_alg_info *
         }
         p = nl + 1;
     }
+    if (found)
+        out->sim_messages = tu_ccsim_counter(out->driver, "messages");
     return found;
 }
 
@@ -560,7 +583,8 @@ static inline const char *tu_expected_state(const tu_alg_info *a)
  * some calls were below offload-min, which an offloaded algorithm serves in software unless
  * offload is required (offload-min = 0). Under offload-min = auto (CCREE_TEST_AUTO=1) every
  * call may be: the path of a size is what the provider measured faster (on the simulated
- * CryptoCell, whose work is the CPU's behind a worker, software at every size). Returns 1, or
+ * CryptoCell, whose work is the CPU's behind a worker, software at every size). On a driver of
+ * the simulated CryptoCell, its count of messages grew as the kernel ops did. Returns 1, or
  * prints what is wrong and returns 0.
  */
 static inline int tu_counter_rule(const tu_alg_info *before, const tu_alg_info *after, int small)
@@ -577,6 +601,9 @@ static inline int tu_counter_rule(const tu_alg_info *before, const tu_alg_info *
              || after->fallback_ops < before->fallback_ops
              || after->fallback_bytes < before->fallback_bytes)
         bad = "a counter went backwards";
+    else if (before->sim_messages >= 0 && after->sim_messages >= 0
+             && (uint64_t)(after->sim_messages - before->sim_messages) != oo)
+        bad = "the simulated CryptoCell counted other messages than the kernel ops";
     else if (strcmp(want, "software") == 0)
         bad = fo == 0 ? "no software op" : oo + ob != 0 ? "kernel ops in state software" : NULL;
     else if ((small || tu_env_is_1("CCREE_TEST_AUTO")) && !tu_require_offload())
@@ -588,8 +615,9 @@ static inline int tu_counter_rule(const tu_alg_info *before, const tu_alg_info *
     if (bad == NULL)
         return 1;
     fprintf(stderr, "%s: %s (state %s, expected %s, driver '%s', reason '%s'; kernel ops +%llu, "
-            "software ops +%llu)\n", after->name, bad, after->state, want, after->driver,
-            after->reason, (unsigned long long)oo, (unsigned long long)fo);
+            "software ops +%llu, simulated CryptoCell's messages +%lld)\n", after->name, bad,
+            after->state, want, after->driver, after->reason, (unsigned long long)oo,
+            (unsigned long long)fo, after->sim_messages - before->sim_messages);
     return 0;
 }
 
