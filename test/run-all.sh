@@ -1,9 +1,10 @@
 #!/bin/sh
 # The whole test suite: natively (this machine's kernel may lack AF_ALG: the software path),
 # then in a VM with a real kernel, where drivers = any and the counters must show offload:
-# the suite (with OpenSSL's own evp_test data, test/peer), TLS end to end through nginx and
-# openssl s_server (test/tls.sh), small socket receive budgets (test/rmem.sh), without some
-# modules, under ASan+UBSan, under valgrind, and the fuzz target;
+# the suite (with OpenSSL's own evp_test data, test/peer), small socket receive budgets
+# (test/rmem.sh), without some modules, with the simulated CryptoCell (drivers = ccree: the
+# suite, its faults, TLS end to end through nginx and openssl s_server), under ASan+UBSan,
+# under valgrind, and the fuzz target;
 # then the Debian package, and the aarch64 cross build under qemu-user and in an arm64 VM.
 # CCREE_FUZZ_SECONDS (default 300) bounds the fuzz run.
 set -eu
@@ -20,7 +21,6 @@ cmake --build build-fuzz -j2 --target fuzz_diff
 ctest --test-dir build --output-on-failure
 sh test/fuzz/run.sh 0
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build --output-on-failure
-test/vm/run.sh -- sh test/tls.sh
 test/vm/run.sh -- sh test/rmem.sh build
 test/vm/run.sh -m algif_hash -m algif_aead -m crypto_user -- sh test/missing-module.sh
 # The shipped drivers = ccree against the simulated CryptoCell (test/ccsim): the suite on the
