@@ -36,7 +36,7 @@
 #include "stats.h"
 #include "testutil.h"
 
-static const char *info;
+static char **info; /* ccree-info's command line (a cross build's emulator first), NULL-ended */
 static OSSL_provider_init_fn *ccree_init;
 static OSSL_FUNC_core_get_params_fn *core_get_params;
 static const char *stats_setting; /* "stats" for the next load; NULL for none */
@@ -290,7 +290,15 @@ static char *info_output(const char *dir)
     if ((pid = child()) == 0) {
         dup2(fd, 1);
         dup2(fd, 2);
-        execl(info, info, "--stats", dir, (char *)NULL);
+        char *argv[8];
+        int i;
+
+        for (i = 0; info[i] != NULL && i < 5; i++)
+            argv[i] = info[i];
+        argv[i++] = "--stats";
+        argv[i++] = (char *)dir;
+        argv[i] = NULL;
+        execv(argv[0], argv);
         _exit(127);
     }
     expect_exit(pid, 10, "ccree-info --stats");
@@ -654,12 +662,12 @@ int main(int argc, char **argv)
     };
     void *module;
 
-    if (argc != 3 || (module = dlopen(argv[1], RTLD_NOW)) == NULL
+    if (argc < 3 || argc > 8 || (module = dlopen(argv[1], RTLD_NOW)) == NULL
         || (ccree_init = (OSSL_provider_init_fn *)dlsym(module, "OSSL_provider_init")) == NULL) {
-        fprintf(stderr, "usage: test_stats MODULE CCREE_INFO\n");
+        fprintf(stderr, "usage: test_stats MODULE [EMULATOR...] CCREE_INFO\n");
         return 2;
     }
-    info = argv[2];
+    info = &argv[2];
     if (geteuid() != 0) {
         fprintf(stderr, "test_stats: needs root (it runs processes as nobody)\n");
         return 77;
