@@ -212,28 +212,42 @@ struct user {
     const char *dir;
 };
 
-static int user_main(struct user *u, int in, int out)
+static int user_work(struct user *u, int in, int out, OSSL_PROVIDER *prov, OSSL_LIB_CTX *ctx)
 {
-    char want[4096], c;
+    char want[4096], c, *s;
     struct stat st;
-    OSSL_LIB_CTX *ctx;
-    OSSL_PROVIDER *prov;
-    char *s;
+    int rc = 4;
 
-    if (read(in, &c, 1) != 1 || (prov = load(u->dir, &ctx)) == NULL)
-        return 2;
     if (!work(ctx, 10) || (s = tu_get_string(prov, "ccree-stats")) == NULL)
         return 3;
     path_of(want, sizeof(want), u->dir, getpid());
-    if (!(strcmp(s, want) == 0 && lstat(want, &st) == 0 && S_ISREG(st.st_mode))
-        && !(strncmp(s, u->dir, strlen(u->dir)) == 0 && strncmp(s + strlen(u->dir), ": ", 2) == 0))
-        return 4;
-    fprintf(stderr, "user %ld: ccree-stats: %s\n", (long)getpid(), s);
-    if (write(out, "l", 1) != 1)
-        return 3;
-    while (read(in, &c, 1) == 1)
-        ;
-    return work(ctx, 10) ? 0 : 3;
+    if ((strcmp(s, want) == 0 && lstat(want, &st) == 0 && S_ISREG(st.st_mode))
+        || (strncmp(s, u->dir, strlen(u->dir)) == 0 && strncmp(s + strlen(u->dir), ": ", 2) == 0)) {
+        fprintf(stderr, "user %ld: ccree-stats: %s\n", (long)getpid(), s);
+        rc = 3;
+        if (write(out, "l", 1) == 1) {
+            while (read(in, &c, 1) == 1)
+                ;
+            rc = work(ctx, 10) ? 0 : 3;
+        }
+    }
+    free(s);
+    return rc;
+}
+
+/* Its provider and library context are freed before it exits (valgrind checks the child). */
+static int user_main(struct user *u, int in, int out)
+{
+    OSSL_LIB_CTX *ctx = NULL;
+    OSSL_PROVIDER *prov = NULL;
+    char c;
+    int rc = 2;
+
+    if (read(in, &c, 1) == 1 && (prov = load(u->dir, &ctx)) != NULL)
+        rc = user_work(u, in, out, prov, ctx);
+    OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(ctx);
+    return rc;
 }
 
 static void user_start(struct user *u, const char *dir)
@@ -487,10 +501,15 @@ static void info_parses(void **state)
     user_end(&u);
 }
 
-/* A process that loads the provider with stats = arg and exits 0. */
+/* A process that loads the provider with stats = arg, unloads it and exits 0. */
 static int load_once(void *arg)
 {
-    return load(arg, NULL) != NULL ? 0 : 2;
+    OSSL_LIB_CTX *ctx = NULL;
+    OSSL_PROVIDER *prov = load(arg, &ctx);
+
+    OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(ctx);
+    return prov != NULL ? 0 : 2;
 }
 
 /*
