@@ -93,6 +93,12 @@ if [ "$ROOT" != / ] && [ ! -e "$ROOT/.done" ]; then
         "$VERSION_CODENAME" "$ROOT" >&2
     touch "$ROOT/.done"
 fi
+# extract runs no maintainer scripts: the accounts base-passwd would make that the tests use
+if [ "$ROOT" != / ] && [ ! -e "$ROOT/etc/passwd" ]; then
+    printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' \
+        >"$ROOT/etc/passwd"
+    printf 'root:x:0:\nnogroup:x:65534:\n' >"$ROOT/etc/group"
+fi
 
 # --- kernel ---------------------------------------------------------------
 # (apt needs "dpkg --add-architecture ARCH" and an update for another architecture)
