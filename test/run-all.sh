@@ -39,7 +39,7 @@ test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ASAN_OPTIONS=verify_asan_link_orde
 # (evp-mixed and evp-default: test_evp again; peer and peer-mutate: 3117 vectors in variants,
 # 7 minutes under valgrind; the faults-recv-* and faults-send-* cases: 700 cases of three
 # calls each).
-CCREE_VM_TIMEOUT=2400 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build -T memcheck --output-on-failure \
+CCREE_VM_TIMEOUT=3600 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test-dir build -T memcheck --output-on-failure \
       -E 'cli|evp-mixed|evp-default|peer|faults-(recv|send)'
 # The fuzz target in the VM: the whole corpus once (AEAD, MACs and faults too), then
 # CCREE_FUZZ_SECONDS of new inputs on ciphers and digests without faults (CCREE_FUZZ_OLD=1): on
