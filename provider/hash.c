@@ -217,8 +217,12 @@ static int take(struct hash_ctx *h, const unsigned char *in, size_t inl)
     return kernel_send(h, in, inl, 1);
 }
 
-static int not_lost(const struct hash_ctx *h)
+/* Whether the message can go on: a MAC has a key (as in the default provider, even for no
+ * bytes), and no failure lost part of it. */
+static int can_go_on(const struct hash_ctx *h)
 {
+    if (h->mac != NONE && h->key == NULL)
+        return fail(h, CCREE_R_NO_KEY, "no key set");
     return h->state != H_LOST || fail(h, CCREE_R_BAD_STATE, "a failure lost this message: init again");
 }
 
@@ -232,7 +236,7 @@ static int hash_update(void *vctx, const unsigned char *in, size_t inl)
         return fail(h, CCREE_R_BAD_PARAM, "NULL input");
     if (inl > SIZE_MAX / 2)
         return fail(h, CCREE_R_BAD_LENGTH, "length out of range");
-    return not_lost(h) && (inl == 0 || take(h, in, inl) || lose(h));
+    return can_go_on(h) && (inl == 0 || take(h, in, inl) || lose(h));
 }
 
 /* A message all in the buffer: timed as a whole on the path it takes, after any socket set-up. */
@@ -285,7 +289,7 @@ static int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz
         return fail(h, CCREE_R_BAD_PARAM, "NULL output");
     if (outsz < mdsize)
         return fail(h, CCREE_R_OUTPUT_TOO_SMALL, "output buffer");
-    if (!not_lost(h))
+    if (!can_go_on(h))
         return 0;
     if ((h->state == H_START && !start_whole(h, &ch)) || !finish(h, out, &mdsize, outsz))
         return lose(h);
@@ -516,6 +520,16 @@ static int to_sw(struct hash_ctx *h, const OSSL_PARAM params[], OSSL_PARAM *sw, 
     return 1;
 }
 
+/* Whether the software MAC takes data, asked of a copy (a TLS HMAC takes an update as a record). */
+static int sw_keyed(const struct hash_ctx *h)
+{
+    EVP_MAC_CTX *t = EVP_MAC_CTX_dup(h->sw);
+    int ok = t != NULL && EVP_MAC_update(t, NULL, 0);
+
+    EVP_MAC_CTX_free(t);
+    return ok;
+}
+
 /* Settings go to the software MAC first; then this context follows: its row, key and settings. */
 static int mac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
@@ -535,6 +549,12 @@ static int mac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         return fail(h, CCREE_R_SOFTWARE, "no memory");
     ok = to_sw(h, params, sw, &row, &name);
     OPENSSL_free(sw);
+    if (!ok && OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY) != NULL && !sw_keyed(h)) {
+        /* the default provider's MAC refused the key and kept none (CMAC): neither do we */
+        OPENSSL_clear_free(h->key, h->keylen);
+        h->key = NULL;
+        h->keylen = 0;
+    }
     if (!ok)
         return 0;
     h->named = row;

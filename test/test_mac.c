@@ -485,6 +485,35 @@ static void bad_no_key(struct pair *p, const struct mac *m, const unsigned char 
     both_init(p, NULL, 0, alg_params(q, m, m->alg, NULL, NULL, 0));
 }
 
+/* Updates of no bytes and of some, each refused by both. */
+static void unkeyed_updates(struct pair *p)
+{
+    if (both_update(p, data, 0) || both_update(p, data, 10))
+        differ(p, "an update without a key succeeds");
+}
+
+static void bad_unkeyed(struct pair *p, const struct mac *m, const unsigned char *key)
+{
+    OSSL_PARAM q[4];
+
+    (void)key;
+    unkeyed_updates(p);
+    both_set(p, alg_params(q, m, m->alg, NULL, NULL, 0), m->alg);
+    unkeyed_updates(p);
+}
+
+/* A key refused after a message began: the default provider's CMAC is left without a key. */
+static void bad_key_refused(struct pair *p, const struct mac *m, const unsigned char *key)
+{
+    OSSL_PARAM q[4];
+
+    both_init(p, key, klen_of(m), alg_params(q, m, m->alg, NULL, NULL, 0));
+    both_update(p, data, 10);
+    both_init(p, key, klen_of(m) - 1, NULL);
+    unkeyed_updates(p);
+    both_final(p, EVP_MAX_MD_SIZE, 0, NULL, NULL);
+}
+
 /* The algorithm given as name, then a message if init took it. */
 static void with_alg(struct pair *p, const struct mac *m, const unsigned char *key, const char *name,
                      const char *props, size_t klen)
@@ -578,6 +607,8 @@ static void bad_buffers(struct pair *p, const struct mac *m, const unsigned char
 static const struct bad bads[] = {
     { "update, final and re-init of a fresh context", 0, bad_fresh },
     { "the algorithm but no key", 0, bad_no_key },
+    { "updates of 0 and 10 bytes before a key", 0, bad_unkeyed },
+    { "a key refused after a message began", 2, bad_key_refused },
     { "unknown algorithms and properties", 0, bad_unknown },
     { "unfit digests and ciphers", 0, bad_unfit },
     { "wrong CMAC key lengths", 2, bad_keylen },
