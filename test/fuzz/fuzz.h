@@ -52,9 +52,10 @@ struct state {
     int keyed;          /* AEAD: a key was set */
     int lens_after_key; /* CCM: an IV or tag length set after the key */
     size_t ccm_l;       /* CCM: the length field's bytes, 15 - the IV length */
-    int short_iv;       /* an IV shorter than a TLS 1.2 record's explicit nonce (8 bytes) */
+    int odd_record_iv;  /* CCM: an IV length other than TLS 1.2 records' 12 bytes */
     int tag_first;      /* GCM decryption: the tag set before this message's data */
     int withheld;       /* GCM decryption: ccree withheld this message's data (1; 2: a fault hit) */
+    int empty_cipher;   /* GCM decryption, tag first: EVP_Cipher of no data (FIXME in the model) */
     int finished;       /* MAC: finalised, no init since */
     int gcm_final;      /* GCM: a final (even a failed one) since the IV was set */
     int stale;          /* CCM: the default provider failed data on this context */
