@@ -146,7 +146,7 @@ static int set_fixed(struct pair *p, const unsigned char *fixed, int len)
 static void new_nonce(struct pair *p)
 {
     p->s.spent = p->s.reused = p->s.withheld = p->s.tag_first = p->s.gcm_final = 0;
-    p->s.empty_cipher = 0;
+    p->s.empty_cipher = p->s.own_tag = 0;
     p->data = 0;
 }
 
@@ -176,7 +176,7 @@ static int init(struct pair *p, const unsigned char *key, const unsigned char *i
     }
     if (key != NULL) {
         p->s.reused |= iv == NULL && p->s.spent;
-        p->s.spent = p->s.withheld = p->s.tag_first = 0;
+        p->s.spent = p->s.withheld = p->s.tag_first = p->s.own_tag = 0;
         p->data = 0;
         p->s.keyed = 1;
         p->kivlen = p->ivlen;
@@ -205,6 +205,7 @@ static int set_tag(struct pair *p, const unsigned char *t, size_t taglen)
         p->taglen = taglen;
     if (p->ok && p->s.gcm && !p->s.enc && p->data == 0)
         p->s.tag_first = 1;
+    p->s.own_tag |= p->ok;
     lengths_known(p);
     return 1;
 }

@@ -310,6 +310,16 @@ static int ccm_late_lengths(const struct state *s, const struct call *c)
     return ccm_lengths(s, c) && c->kind == CALL_AAD;
 }
 
+/*
+ * A GCM decryption's final without a tag of its own checks a tag set before: ccree the last one
+ * set, the default provider the one in its buffer, where a failed TLS record leaves the tag it
+ * computed.
+ */
+static int stale_tag(const struct state *s, const struct call *c)
+{
+    return s->aead && s->gcm && !s->enc && c->kind == CALL_FINAL && s->failed && !s->own_tag;
+}
+
 /* Where ccree may succeed and the default provider fails: the oracle's fault, ccree's known
  * bugs (FIXME); and where the final of a message ccree withheld may fail: a kernel's verdict. */
 static struct pattern known_faults[] = {
@@ -317,6 +327,8 @@ static struct pattern known_faults[] = {
       "context's bytes)", .applies = stale },
     { .name = "a kernel's EBADMSG on a tag-first GCM decryption (a fault) is a verdict: the data "
       "withheld, final refuses the message", .applies = withheld_by_fault },
+    { .name = "GCM decryption: a final without a tag of its own after a failure (the default "
+      "provider's buffer may hold a failed TLS record's tag)", .applies = stale_tag },
     { .name = "FIXME: CCM: the length and AAD taken after the IV or tag length changed after the "
       "key (the default provider refuses them; ccree refuses the data)",
       .applies = ccm_late_lengths },
