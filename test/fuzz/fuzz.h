@@ -55,6 +55,7 @@ struct state {
     int odd_record_iv;  /* CCM: an IV length other than TLS 1.2 records' 12 bytes */
     int tag_first;      /* GCM decryption: the tag set before this message's data */
     int own_tag;        /* GCM decryption: a tag set for this message */
+    int data_fault;     /* GCM decryption, tag first: a fault hit this message's data */
     int withheld;       /* GCM decryption: ccree withheld this message's data (1; 2: a fault hit) */
     int empty_cipher;   /* GCM decryption, tag first: EVP_Cipher of no data (FIXME in the model) */
     int finished;       /* MAC: finalised, no init since */

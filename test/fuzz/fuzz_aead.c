@@ -146,7 +146,7 @@ static int set_fixed(struct pair *p, const unsigned char *fixed, int len)
 static void new_nonce(struct pair *p)
 {
     p->s.spent = p->s.reused = p->s.withheld = p->s.tag_first = p->s.gcm_final = 0;
-    p->s.empty_cipher = p->s.own_tag = 0;
+    p->s.empty_cipher = p->s.own_tag = p->s.data_fault = 0;
     p->data = 0;
 }
 
@@ -176,7 +176,7 @@ static int init(struct pair *p, const unsigned char *key, const unsigned char *i
     }
     if (key != NULL) {
         p->s.reused |= iv == NULL && p->s.spent;
-        p->s.spent = p->s.withheld = p->s.tag_first = p->s.own_tag = 0;
+        p->s.spent = p->s.withheld = p->s.tag_first = p->s.own_tag = p->s.data_fault = 0;
         p->data = 0;
         p->s.keyed = 1;
         p->kivlen = p->ivlen;
@@ -236,6 +236,7 @@ static int update(struct pair *p, enum call_kind kind, const unsigned char *in, 
         p->s.gcm_final = p->s.gcm;
     }
     p->s.empty_cipher |= p->ok && cipher && kind == CALL_DATA && len == 0 && p->s.tag_first;
+    p->s.data_fault |= c.fault && kind == CALL_DATA && p->s.tag_first;
     if (p->ok && kind == CALL_DATA && len > 0) {
         p->data += len;
         p->s.spent |= p->s.enc && !p->ccm_records; /* a record has a nonce of its own */

@@ -153,6 +153,12 @@ static int empty_cipher(const struct state *s, const struct call *c)
     return s->empty_cipher && c->kind == CALL_DATA;
 }
 
+/* A kernel's EBADMSG on a decryption is its verdict (see withheld_by_fault), here on no data. */
+static int fault_verdict(const struct state *s, const struct call *c)
+{
+    return s->aead && s->gcm && !s->enc && s->data_fault && c->kind == CALL_FINAL;
+}
+
 static struct pattern model[] = {
     { "update or final after a MAC's final", 1, 0, after_final, 0 },
     { "EVP_MAC_update(ctx, NULL, n > 0) (the default provider reads NULL)", 1, 0, null_update, 0 },
@@ -176,6 +182,8 @@ static struct pattern model[] = {
     { "AEAD: a call on a context where both providers refused one before (their states after a "
       "failure differ: a refusal shows it, never bytes)", 0, 0, after_failure, 0 },
     { "a fault hit one of the call's kernel requests", 0, 0, fault, 0 },
+    { "GCM decryption with its tag first: the final after a fault hit its data (a kernel's "
+      "EBADMSG is a verdict)", 0, CCREE_R_BAD_DECRYPT, fault_verdict, 0 },
     { "FIXME: GCM decryption with its tag first: data after EVP_Cipher of none", 0,
       CCREE_R_BAD_STATE, empty_cipher, 0 },
 };
