@@ -79,7 +79,7 @@ struct call {
     unsigned char *out[2];      /* outputs, compared; NULL: none */
     size_t outlen;              /* the bytes of out compared; 0: n[0] (out NULL: none) */
     const unsigned char *plain; /* AEAD decryption: the plaintext, inlen bytes (no leak) */
-    const unsigned char *expect; /* what a fresh default context gives, inlen bytes; NULL: tampered */
+    const unsigned char *expect; /* what a fresh default context gives, inlen bytes; NULL: none */
 };
 
 /* The verdict on a call: both agree, or ccree refused as the model allows (the pair differs). */
