@@ -217,7 +217,8 @@ static int update(struct pair *p, enum call_kind kind, const unsigned char *in, 
 {
     struct call c = { .kind = kind, .inlen = len, .inplace = kind == CALL_DATA && (flags & INPLACE),
                       .record = kind == CALL_DATA && p->ccm_records,
-                      .plain = p->s.enc ? NULL : want, .expect = !p->s.enc && (flags & TAMPER) ? NULL : want };
+                      .plain = p->s.enc ? NULL : want,
+                      .expect = !p->s.enc && (flags & TAMPER) ? NULL : want };
     int i, cipher = (flags & USE_CIPHER) && !(kind == CALL_AAD && in == NULL);
 
     c.what = kind == CALL_DATA ? "data" : kind == CALL_FINAL ? "final" : in ? "aad" : "length";
