@@ -49,14 +49,18 @@ struct state {
     int aead, gcm, enc;
     int spent;          /* AEAD encryption: data encrypted under the IV set last */
     int reused;         /* ...and then a re-init with a key and no IV */
-    int keyed;          /* a key was set */
+    int keyed;          /* AEAD: a key was set */
     int lens_after_key; /* CCM: an IV or tag length set after the key */
     size_t ccm_l;       /* CCM: the length field's bytes, 15 - the IV length */
+    int odd_record_iv;  /* CCM: an IV length other than TLS 1.2 records' 12 bytes */
     int tag_first;      /* GCM decryption: the tag set before this message's data */
+    int own_tag;        /* GCM decryption: a tag set for this message */
+    int data_fault;     /* GCM decryption, tag first: a fault hit this message's data */
     int withheld;       /* GCM decryption: ccree withheld this message's data (1; 2: a fault hit) */
+    int empty_cipher;   /* GCM decryption, tag first: EVP_Cipher of no data (FIXME in the model) */
     int finished;       /* MAC: finalised, no init since */
     int gcm_final;      /* GCM: a final (even a failed one) since the IV was set */
-    int stale;          /* CCM decryption: the default provider failed data on this context */
+    int stale;          /* CCM: the default provider failed data on this context */
     int failed;         /* AEAD: both providers refused a call on this context */
 };
 
@@ -67,6 +71,7 @@ struct call {
     struct pattern *must;       /* ccree must refuse (the default provider is not asked) */
     int fault;                  /* a fault hit one of ccree's kernel requests */
     int inplace;
+    int record;                 /* a TLS 1.2 record */
     size_t inlen;
     int r[2];
     tu_errs e[2];
@@ -74,7 +79,7 @@ struct call {
     unsigned char *out[2];      /* outputs, compared; NULL: none */
     size_t outlen;              /* the bytes of out compared; 0: n[0] (out NULL: none) */
     const unsigned char *plain; /* AEAD decryption: the plaintext, inlen bytes (no leak) */
-    int authentic;              /* AEAD decryption: the message as sealed, not tampered */
+    const unsigned char *expect; /* what a fresh default context gives, inlen bytes; NULL: none */
 };
 
 /* The verdict on a call: both agree, or ccree refused as the model allows (the pair differs). */

@@ -51,8 +51,6 @@ static int init(struct pair *p, const char *param, const char *alg, const unsign
         return 0;
     if (p->ok)
         p->s.finished = 0;
-    if (key != NULL || !p->ok) /* a key refused may leave none */
-        p->s.keyed = p->ok;
     return 1;
 }
 
