@@ -10,7 +10,6 @@
 
 #include <cmocka.h>
 #include <openssl/crypto.h>
-#include <valgrind/memcheck.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -28,22 +27,9 @@ static unsigned char key[32];
 static int armed, found;
 static struct hdr live; /* the list's head */
 
-/*
- * A block may hold bytes never written (the padding of a copied OSSL_PARAM): under valgrind
- * they are made defined for the search, then put back as they were.
- */
-static int holds(struct hdr *h, const unsigned char *what)
+static int holds(const struct hdr *h, const unsigned char *what)
 {
-    unsigned char *b = (unsigned char *)h + HDR, *vbits = malloc(h->n + 1);
-    int found_it;
-
-    assert_non_null(vbits);
-    (void)VALGRIND_GET_VBITS(b, vbits, h->n);
-    (void)VALGRIND_MAKE_MEM_DEFINED(b, h->n);
-    found_it = memmem(b, h->n, what, 16) != NULL;
-    (void)VALGRIND_SET_VBITS(b, vbits, h->n);
-    free(vbits);
-    return found_it;
+    return memmem((const unsigned char *)h + HDR, h->n, what, 16) != NULL;
 }
 
 static void *t_malloc(size_t n, const char *file, int line)
@@ -96,7 +82,7 @@ static void *t_realloc(void *p, size_t n, const char *file, int line)
 /* How many live blocks hold the first 16 bytes of what. */
 static int live_holding(const unsigned char *what)
 {
-    struct hdr *h;
+    const struct hdr *h;
     int n = 0;
 
     for (h = live.next; h != NULL; h = h->next)
