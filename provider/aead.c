@@ -444,6 +444,8 @@ static int gcm_data(struct aead_ctx *c, unsigned char *out, const unsigned char 
     int ok, first = c->msg == MSG_AAD && (c->enc || c->tagset)
                     && c->aadlen + len + TAG_MAX <= AFALG_MAX_REQUEST;
 
+    if (len == 0) /* no step, as in the default provider: not a one-shot of no data */
+        return 1;
     if (c->msg == MSG_FAILED)
         return fail(c, CCREE_R_BAD_STATE, "with its tag set first, a decryption takes its data in "
                                           "one update");
@@ -495,10 +497,6 @@ static int tls_record(struct aead_ctx *c, unsigned char *out, size_t *outl, cons
     unsigned char *explicit;
     int ok;
 
-    if (c->gcm) {
-        c->tls = 0;
-        c->ivstate = IV_USED;
-    }
     if (in == NULL || out != in || len < TLS_EXPLICIT + taglen)
         return fail(c, CCREE_R_BAD_LENGTH, "a TLS record is in place and holds a nonce and a tag");
     if (c->gcm ? !c->ivgen || c->ivlen < TLS_EXPLICIT : c->ivlen != TLS_FIXED + TLS_EXPLICIT)
@@ -613,12 +611,19 @@ static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl, con
 static int message(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
                    size_t len)
 {
+    int record = c->tls;
+
     *outl = 0;
+    if (record && c->gcm) { /* as in the default provider: a GCM record, even refused, spends
+                             * its tlsaad and IV */
+        c->tls = 0;
+        c->ivstate = IV_USED;
+    }
     if (!c->keyed)
         return fail(c, CCREE_R_NO_KEY, "no key set");
     if (len > SIZE_MAX / 2) /* sums of lengths below stay in range, on 32 bits too */
         return fail(c, CCREE_R_BAD_LENGTH, "too long");
-    if (c->tls)
+    if (record)
         return tls_record(c, out, outl, in, len);
     return c->gcm ? gcm_message(c, out, outl, in, len) : ccm_message(c, out, outl, in, len);
 }

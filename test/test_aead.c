@@ -103,7 +103,7 @@ static void differ(struct pair *p, const char *what)
     fail();
 }
 
-static void pair_open(struct pair *p, const char *name, int enc)
+static void pair_open_with(struct pair *p, const char *name, int enc, const unsigned char *k)
 {
     EVP_CIPHER *c[2] = { fetch(name, "provider=ccree"), fetch(name, "provider=default") };
     int i;
@@ -114,10 +114,15 @@ static void pair_open(struct pair *p, const char *name, int enc)
         p->out[i] = malloc(MAXLEN + 64);
         assert_non_null(p->ctx[i]);
         assert_non_null(p->out[i]);
-        assert_int_equal(EVP_CipherInit_ex2(p->ctx[i], c[i], key, NULL, enc, NULL), 1);
+        assert_int_equal(EVP_CipherInit_ex2(p->ctx[i], c[i], k, NULL, enc, NULL), 1);
         EVP_CIPHER_free(c[i]);
     }
-    note(p, "%s %s:", name, enc ? "enc" : "dec");
+    note(p, "%s %s%s:", name, enc ? "enc" : "dec", k != NULL ? "" : " keyless");
+}
+
+static void pair_open(struct pair *p, const char *name, int enc)
+{
+    pair_open_with(p, name, enc, key);
 }
 
 static void pair_close(struct pair *p)
@@ -219,6 +224,20 @@ static int both_final(struct pair *p)
     if (same(p, r[0], r[1], "final") && n[0] != n[1])
         differ(p, "final length");
     return r[0];
+}
+
+/* EVP_Cipher (out NULL for AAD, in NULL for the final); returns and outputs compared. */
+static int both_cipher(struct pair *p, int with_out, const unsigned char *in, size_t len)
+{
+    int r[2], i;
+
+    note(p, " cipher-%s%zu", in == NULL ? "final" : with_out ? "data" : "aad", len);
+    for (i = 0; i < 2; i++)
+        r[i] = EVP_Cipher(p->ctx[i], with_out ? p->out[i] : NULL, in, (unsigned int)len);
+    if (same(p, r[0] >= 0, r[1] >= 0, "EVP_Cipher")
+        && (r[0] != r[1] || (with_out && memcmp(p->out[0], p->out[1], (size_t)r[0]) != 0)))
+        differ(p, "EVP_Cipher output");
+    return r[0] >= 0;
 }
 
 static void both_copy(struct pair *p)
@@ -642,6 +661,31 @@ static void tag_first_split(void **state)
     }
 }
 
+/* EVP_Cipher of no data is no step, also on a GCM decryption with its tag set first. */
+static void cipher_empty(void **state)
+{
+    static unsigned char ct[100];
+    unsigned char iv[12] = { 8 }, tag[16];
+    size_t a;
+    int enc;
+    struct pair p;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++)
+        for (enc = 0; enc < 2 && !is_ccm(algs[a]); enc++) {
+            seal(algs[a], 12, 16, iv, 5, sizeof(ct), ct, tag);
+            pair_open(&p, algs[a], enc);
+            both_init(&p, NULL, iv, enc);
+            if (!enc)
+                both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, tag, 16);
+            if (both_cipher(&p, 0, aad, 5) && both_cipher(&p, 1, enc ? msg : ct, 0)
+                && both_cipher(&p, 1, enc ? msg : ct, sizeof(ct))
+                && both_cipher(&p, 1, NULL, 0) && enc)
+                both_get_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, 16);
+            pair_close(&p);
+        }
+}
+
 /* --- TLS records, as libssl drives them ------------------------------------------------------- */
 
 /* TLS 1.2: fixed IV, then per record tlsaad (reading tlsaadpad) and one in-place call. */
@@ -726,6 +770,35 @@ static void tls12(void **state)
                 EVP_CIPHER_CTX_free(d);
                 EVP_CIPHER_CTX_free(o);
             }
+        }
+}
+
+/* A GCM TLS 1.2 record refused for want of a key spends its IV and tlsaad, as in the default
+ * provider: a key set after it takes no AAD or data until a new IV. */
+static void tls12_keyless(void **state)
+{
+    static const unsigned char fixed[4] = { 0xf1, 0xf2, 0xf3, 0xf4 };
+    unsigned char ad[13] = { 0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 40 };
+    size_t a;
+    int enc, r[2], i;
+    struct pair p;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++)
+        for (enc = 0; enc < 2 && !is_ccm(algs[a]); enc++) {
+            pair_open_with(&p, algs[a], enc, NULL);
+            ad[12] = enc ? 40 : 64; /* the record's length: its data, or the whole */
+            both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, fixed, sizeof(fixed));
+            both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, ad, sizeof(ad));
+            note(&p, " record");
+            for (i = 0; i < 2; i++) {
+                memcpy(p.out[i], msg, 64);
+                r[i] = EVP_Cipher(p.ctx[i], p.out[i], p.out[i], 64);
+            }
+            same(&p, r[0] >= 0, r[1] >= 0, "record");
+            if (both_init(&p, key, NULL, enc) && both_update(&p, 0, aad, 5, 0))
+                both_update(&p, 1, msg, 16, 0);
+            pair_close(&p);
         }
 }
 
@@ -1024,8 +1097,9 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(differential), cmocka_unit_test(edges), cmocka_unit_test(tampered),
-        cmocka_unit_test(tag_first_split), cmocka_unit_test(lengths), cmocka_unit_test(forged_auto),
-        cmocka_unit_test(tls12),        cmocka_unit_test(tls13), cmocka_unit_test(nonce_reuse),
+        cmocka_unit_test(tag_first_split), cmocka_unit_test(cipher_empty),
+        cmocka_unit_test(lengths), cmocka_unit_test(forged_auto),
+        cmocka_unit_test(tls12), cmocka_unit_test(tls12_keyless),        cmocka_unit_test(tls13), cmocka_unit_test(nonce_reuse),
         cmocka_unit_test(ivgen),        cmocka_unit_test(empty_outputs), cmocka_unit_test(offload),
     };
     const char *s = getenv("CCREE_TEST_SEED");

@@ -57,7 +57,6 @@ struct state {
     int own_tag;        /* GCM decryption: a tag set for this message */
     int data_fault;     /* GCM decryption, tag first: a fault hit this message's data */
     int withheld;       /* GCM decryption: ccree withheld this message's data (1; 2: a fault hit) */
-    int empty_cipher;   /* GCM decryption, tag first: EVP_Cipher of no data (FIXME in the model) */
     int finished;       /* MAC: finalised, no init since */
     int gcm_final;      /* GCM: a final (even a failed one) since the IV was set */
     int stale;          /* CCM: the default provider failed data on this context */

@@ -146,7 +146,7 @@ static int set_fixed(struct pair *p, const unsigned char *fixed, int len)
 static void new_nonce(struct pair *p)
 {
     p->s.spent = p->s.reused = p->s.withheld = p->s.tag_first = p->s.gcm_final = 0;
-    p->s.empty_cipher = p->s.own_tag = p->s.data_fault = 0;
+    p->s.own_tag = p->s.data_fault = 0;
     p->data = 0;
 }
 
@@ -237,7 +237,6 @@ static int update(struct pair *p, enum call_kind kind, const unsigned char *in, 
         p->sealed = p->ok;
         p->s.gcm_final = p->s.gcm;
     }
-    p->s.empty_cipher |= p->ok && cipher && kind == CALL_DATA && len == 0 && p->s.tag_first;
     p->s.data_fault |= c.fault && kind == CALL_DATA && p->s.tag_first;
     if (p->ok && kind == CALL_DATA && len > 0) {
         p->data += len;
@@ -360,11 +359,6 @@ static int tls_setup(struct run *r, const struct msg *m)
     if (!r->gcm && !(set_ivlen(p, 12) && set_tag(p, NULL, taglen) && init(p, r->key, NULL)))
         return 0;
     if (r->gcm && p->ivlen != 12 && !set_ivlen(p, 12))
-        return 0;
-    /* FIXME (finding, aead.c): a GCM TLS record refused for want of a key leaves ccree's IV
-     * set, the default provider's used (a later init with the key alone: AAD and data taken
-     * by ccree only); a run's first record is keyed */
-    if (r->gcm && !p->s.keyed && !init(p, r->key, NULL))
         return 0;
     if (!set_fixed(p, m->iv, whole ? -1 : 4))
         return 0;
