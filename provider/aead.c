@@ -556,8 +556,6 @@ static int ccm_data(struct aead_ctx *c, unsigned char *out, const unsigned char 
         return 0;
     if (!c->enc && !c->tagset)
         return fail(c, CCREE_R_BAD_TAG, "no tag set for decryption");
-    if (!ccm_lengths_keyed(c))
-        return 0;
     if (c->msg == MSG_AAD && c->aadlen + len + c->taglen <= AFALG_MAX_REQUEST) {
         if (!oneshot_final(c, c->buf, c->aadlen, in, out, len, c->tag, c->taglen))
             return 0;
@@ -583,6 +581,8 @@ static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl, con
         return 1;
     if (c->ivstate != IV_SET)
         return fail(c, CCREE_R_BAD_STATE, "no IV set");
+    if (!ccm_lengths_keyed(c)) /* its length and AAD too, as the default provider refuses them */
+        return 0;
     if (out == NULL && in == NULL) {
         if (!ccm_length_fits(c, len))
             return 0;

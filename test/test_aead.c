@@ -773,6 +773,32 @@ static void tls12(void **state)
         }
 }
 
+/* CCM's IV length changed after the key: its length, AAD and data are refused until a key, as
+ * the default provider refuses them (its key's L does not fit the new IV). */
+static void ccm_late_ivlen(void **state)
+{
+    unsigned char iv[13] = { 5 };
+    size_t a;
+    int enc;
+    struct pair p;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++)
+        for (enc = 0; enc < 2 && is_ccm(algs[a]); enc++) {
+            pair_open_with(&p, algs[a], enc, NULL);
+            both_set_size(&p, OSSL_CIPHER_PARAM_AEAD_IVLEN, 12);
+            both_init(&p, key, iv, enc);
+            both_set_size(&p, OSSL_CIPHER_PARAM_AEAD_IVLEN, 7);
+            both_init(&p, NULL, iv, enc);
+            if (!enc)
+                both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, iv, 16);
+            both_update(&p, 0, NULL, 16, 0);
+            both_update(&p, 0, aad, 5, 0);
+            both_update(&p, 1, msg, 16, 0);
+            pair_close(&p);
+        }
+}
+
 /* A GCM TLS 1.2 record refused for want of a key spends its IV and tlsaad, as in the default
  * provider: a key set after it takes no AAD or data until a new IV. */
 static void tls12_keyless(void **state)
@@ -1097,7 +1123,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(differential), cmocka_unit_test(edges), cmocka_unit_test(tampered),
-        cmocka_unit_test(tag_first_split), cmocka_unit_test(cipher_empty),
+        cmocka_unit_test(tag_first_split), cmocka_unit_test(cipher_empty), cmocka_unit_test(ccm_late_ivlen),
         cmocka_unit_test(lengths), cmocka_unit_test(forged_auto),
         cmocka_unit_test(tls12), cmocka_unit_test(tls12_keyless),        cmocka_unit_test(tls13), cmocka_unit_test(nonce_reuse),
         cmocka_unit_test(ivgen),        cmocka_unit_test(empty_outputs), cmocka_unit_test(offload),

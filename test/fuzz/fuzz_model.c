@@ -297,16 +297,6 @@ static int withheld_by_fault(const struct state *s, const struct call *c)
 }
 
 /*
- * FIXME (finding, provider/aead.c): with an IV or tag length set after the CCM key, ccree takes
- * the length and AAD and refuses the data; the default provider refuses the length (its key's
- * L does not fit the IV) and the AAD. Reported.
- */
-static int ccm_late_lengths(const struct state *s, const struct call *c)
-{
-    return ccm_lengths(s, c) && c->kind == CALL_AAD;
-}
-
-/*
  * A GCM decryption's final without a tag of its own checks a tag set before: ccree the last one
  * set, the default provider the one in its buffer, where a failed TLS record leaves the tag it
  * computed.
@@ -316,8 +306,8 @@ static int stale_tag(const struct state *s, const struct call *c)
     return s->aead && s->gcm && !s->enc && c->kind == CALL_FINAL && s->failed && !s->own_tag;
 }
 
-/* Where ccree may succeed and the default provider fails: the oracle's fault, ccree's known
- * bugs (FIXME); and where the final of a message ccree withheld may fail: a kernel's verdict. */
+/* Where ccree may succeed and the default provider fails: the oracle's faults; and where the
+ * final of a message ccree withheld may fail: a kernel's verdict. */
 static struct pattern known_faults[] = {
     { .name = "the default provider's stale CCM state after failed data (ccree gives a fresh "
       "context's bytes)", .applies = stale },
@@ -325,9 +315,6 @@ static struct pattern known_faults[] = {
       "withheld, final refuses the message", .applies = withheld_by_fault },
     { .name = "GCM decryption: a final without a tag of its own after a failure (the default "
       "provider's buffer may hold a failed TLS record's tag)", .applies = stale_tag },
-    { .name = "FIXME: CCM: the length and AAD taken after the IV or tag length changed after the "
-      "key (the default provider refuses them; ccree refuses the data)",
-      .applies = ccm_late_lengths },
 };
 #define NKNOWN (sizeof(known_faults) / sizeof(known_faults[0]))
 
