@@ -777,7 +777,7 @@ static void tls12(void **state)
  * the default provider refuses them (its key's L does not fit the new IV). */
 static void ccm_late_ivlen(void **state)
 {
-    unsigned char iv[13] = { 5 };
+    unsigned char iv[13] = { 5 }, tag[16] = { 6 };
     size_t a;
     int enc;
     struct pair p;
@@ -791,7 +791,7 @@ static void ccm_late_ivlen(void **state)
             both_set_size(&p, OSSL_CIPHER_PARAM_AEAD_IVLEN, 7);
             both_init(&p, NULL, iv, enc);
             if (!enc)
-                both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, iv, 16);
+                both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, tag, sizeof(tag));
             both_update(&p, 0, NULL, 16, 0);
             both_update(&p, 0, aad, 5, 0);
             both_update(&p, 1, msg, 16, 0);
