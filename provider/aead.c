@@ -932,11 +932,30 @@ static int set_tls_inv(struct aead_ctx *c, const OSSL_PARAM *p)
     return 1;
 }
 
+/* A key params gives twice (the first of them), or NULL. */
+static const char *repeated(const OSSL_PARAM params[])
+{
+    const OSSL_PARAM *p, *q;
+
+    for (p = params; p->key != NULL; p++)
+        for (q = p + 1; q->key != NULL; q++)
+            if (strcmp(p->key, q->key) == 0)
+                return p->key;
+    return NULL;
+}
+
 static int aead_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
     struct aead_ctx *c = vctx;
     const OSSL_PARAM *p;
+    const char *key;
 
+    /* as the default provider of this OpenSSL: from 3.6 it refuses a repeated parameter */
+    if (params != NULL && c->prov->sw_refuses_repeats[c->idx]
+        && (key = repeated(params)) != NULL) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "%s: %s is repeated", c->alg->kname, key);
+        return 0;
+    }
     return params == NULL
            || (((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) == NULL
                 || set_tag(c, p))

@@ -863,6 +863,20 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
     if (params == NULL)
         return 1;
+    /*
+     * The key length is fixed: refuse another, as OpenSSL's XTS and SIV do. After 3.0 (so in 3.5)
+     * EVP_CIPHER_CTX_set_params keeps a KEYLEN that set_ctx_params accepted as the context's
+     * key length, so one accepted and ignored would be what EVP_CIPHER_CTX_get_key_length says.
+     */
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
+        size_t keylen;
+
+        if (!OSSL_PARAM_get_size_t(p, &keylen) || keylen != c->alg->keylen) {
+            CCREE_RAISE(c->prov, CCREE_R_BAD_KEY_LENGTH, "keylen: %s takes %zu bytes",
+                        c->alg->kname, c->alg->keylen);
+            return 0;
+        }
+    }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
         if (!OSSL_PARAM_get_uint(p, &v)) {
             CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "padding");

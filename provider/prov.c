@@ -379,6 +379,22 @@ const char *ccree_software(struct ccree_prov *p, int op, const char *name)
     return NULL;
 }
 
+/* Whether software refuses its AEAD IV length given twice in one set_params (asked once). */
+static int refuses_repeats(EVP_CIPHER *sw, size_t ivlen)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    OSSL_PARAM twice[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen),
+                           OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen), OSSL_PARAM_END };
+    int refuses;
+
+    ERR_set_mark();
+    refuses = ctx != NULL && EVP_EncryptInit_ex2(ctx, sw, NULL, NULL, NULL)
+              && EVP_CIPHER_CTX_set_params(ctx, twice) <= 0;
+    ERR_pop_to_mark();
+    EVP_CIPHER_CTX_free(ctx);
+    return refuses;
+}
+
 /*
  * The software implementations, in a child library context: the default provider's, and the
  * legacy provider's for single DES. An algorithm without one is not offered.
@@ -416,6 +432,8 @@ static int load_software(struct ccree_prov *p, const OSSL_DISPATCH *in)
                        : (p->sw_md[i] = EVP_MD_fetch(p->libctx, name, p->sw_props[i])) == NULL) {
             return 0;
         }
+        if (p->sw_cipher[i] != NULL && a->kind == CCREE_AEAD)
+            p->sw_refuses_repeats[i] = refuses_repeats(p->sw_cipher[i], a->ivlen);
     }
     return 1;
 }

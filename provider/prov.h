@@ -41,6 +41,8 @@ struct ccree_prov {
     struct ccree_path path[CCREE_NALGS];
     const char *sw_props[CCREE_NALGS]; /* where software has it (a MAC: its digest or cipher) */
     EVP_CIPHER *sw_cipher[CCREE_NALGS];
+    /* an AEAD whose software refuses a parameter given twice (OpenSSL 3.6 on; 3.0 takes it) */
+    int sw_refuses_repeats[CCREE_NALGS];
     EVP_MD *sw_md[CCREE_NALGS];
     EVP_MAC *sw_mac[CCREE_NALGS];
     OSSL_ALGORITHM lists[3][CCREE_NALGS + 1]; /* offered, by enum ccree_op */

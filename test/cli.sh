@@ -41,7 +41,8 @@ for mode in -evp -aead; do
     set -- openssl speed -elapsed -seconds $secs -bytes 1024 -propquery '?provider=ccree'
     [ $mode = -aead ] && set -- "$@" -aead
     strace -f -e trace=sendmsg -o "$tmp/trace" "$@" -evp aes-128-gcm >"$tmp/speed" 2>&1
-    ops=$(sed -n "s/.*1024 size blocks: \([0-9]*\) AES-128-GCM's.*/\1/p" "$tmp/speed")
+    # "N AES-128-GCM's in" in OpenSSL 3.0, "N AES-128-GCM ops in" in 3.5
+    ops=$(sed -n "s/.*1024 size blocks: \([0-9]*\) AES-128-GCM[' ].* in .*/\1/p" "$tmp/speed")
     [ "${ops:-0}" -eq 0 ] || break
   done
   sent=$(grep -c 'iov_len=1024}' "$tmp/trace" || true)

@@ -751,17 +751,44 @@ static void release(struct run *r)
     EVP_MAC_free(r->mac);
 }
 
+/*
+ * Whether libcrypto refused row i itself, before any provider: the default provider (in r) fails
+ * it too, with only EVP's errors, and those are ccree's errors s. OpenSSL 3.0 passes a second
+ * EVP_DigestFinal_ex, or an EVP_DigestUpdate after it, to the provider; 3.5 refuses
+ * them in crypto/evp/digest.c (EVP_MD_CTX_FLAG_FINALISED) and the provider never sees them.
+ */
+static int evp_refuses(size_t i, struct run *r, const tu_errs *s)
+{
+    tu_errs o;
+    int k;
+
+    ERR_clear_error();
+    if (cases[i].run(r)) {
+        ERR_clear_error();
+        return 0;
+    }
+    tu_take_errors(&o);
+    if (o.n == 0 || o.n != s->n)
+        return 0;
+    for (k = 0; k < o.n; k++)
+        if (ERR_GET_LIB(o.e[k]) != ERR_LIB_EVP || o.e[k] != s->e[k])
+            return 0;
+    return 1;
+}
+
 /* Row i on algorithm a; 1 if it is right. */
 static int check(size_t i, size_t a)
 {
     static struct run r[2];
     const char *name = algs[a].name;
     int k, ok[2], right = 1;
+    tu_errs e;
 
     for (k = 0; k < 2; k++)
         fetch(&r[k], a, k ? "provider=default" : "provider=ccree");
     ok[0] = cases[i].run(&r[0]);
-    if (cases[i].fails != NULL && (ok[0] || !tu_error_says(cases[i].fails))) {
+    if (cases[i].fails != NULL
+        && (ok[0] || (!tu_take_errors_say(&e, cases[i].fails) && !evp_refuses(i, &r[1], &e)))) {
         print_error("%s, %s: %s, not the error \"%s\"\n", cases[i].name, name,
                     ok[0] ? "succeeded" : "another error", cases[i].fails);
         right = 0;

@@ -479,11 +479,17 @@ static void cmp_trace_ex(const char *what, const trace *s, const trace *o,
                          int bytes, long lenient)
 {
     size_t i, n = s->n < o->n ? s->n : o->n;
+    int excused = 0;
 
     for (i = 0; i < n; i++) {
         if (s->kind[i] != o->kind[i])
             FAILF("%s: internal: call #%zu differs in kind", what, i);
-        if ((long)i == lenient && s->failed[i] && s->err[i] && !o->failed[i])
+        if ((long)i == lenient && s->failed[i] && s->err[i] && !o->failed[i]) {
+            excused = 1;
+            continue;
+        }
+        /* the oracle's key length is then the one it accepted (3.5, not 3.0): checked apart */
+        if (excused && s->kind[i] == 'k')
             continue;
         if (s->rc[i] != o->rc[i] || s->outl[i] != o->outl[i])
             FAILF("%s: call #%zu (%s): %s returned %d outl %d, %s "
@@ -1971,6 +1977,13 @@ static void test_bad_input(void **state)
                 CHECK(ts.rc[3] == c->keylen, "key length now %d", ts.rc[3]);
                 break;
             case BAD_PARAMKEYLEN:
+                /*
+                 * After 3.0 (in 3.5) EVP keeps an accepted KEYLEN as the key length
+                 * (the default provider's 17 bytes are then what it says): ccree refuses.
+                 */
+                CHECK(!g_counters || (ts.failed[1] && ts.err[1]),
+                      "set_params of another key length must be refused");
+                /* fall through */
             case BAD_INITKEYLEN:
                 CHECK(ts.rc[2] == c->keylen, "key length now %d", ts.rc[2]);
                 break;

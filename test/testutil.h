@@ -169,23 +169,6 @@ static inline int tu_unhex(const char *hex, unsigned char *out, size_t outlen)
 /* errors                                                               */
 /* ------------------------------------------------------------------ */
 
-/* Whether an error on the queue has want in its text or reason string (any error when want
- * is ""); clears the queue. */
-static inline int tu_error_says(const char *want)
-{
-    const char *data, *reason;
-    unsigned long e;
-    int flags, found = 0, any = 0;
-
-    while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)) != 0) {
-        any = 1;
-        if (((flags & ERR_TXT_STRING) && strstr(data, want) != NULL)
-            || ((reason = ERR_reason_error_string(e)) != NULL && strstr(reason, want) != NULL))
-            found = 1;
-    }
-    return *want == '\0' ? any : found;
-}
-
 /* The errors on the queue (their library and reason), taken off it. */
 typedef struct {
     int n;
@@ -200,6 +183,33 @@ static inline void tu_take_errors(tu_errs *x)
     while ((e = ERR_get_error()) != 0)
         if (x->n < 16)
             x->e[x->n++] = ERR_PACK(ERR_GET_LIB(e), 0, ERR_GET_REASON(e));
+}
+
+/* The errors taken off the queue into x; 1 if one's reason or text says want ("": any error). */
+static inline int tu_take_errors_say(tu_errs *x, const char *want)
+{
+    const char *data, *reason;
+    unsigned long e;
+    int flags, found = 0;
+
+    x->n = 0;
+    while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)) != 0) {
+        if (x->n < 16)
+            x->e[x->n++] = ERR_PACK(ERR_GET_LIB(e), 0, ERR_GET_REASON(e));
+        if (((flags & ERR_TXT_STRING) && strstr(data, want) != NULL)
+            || ((reason = ERR_reason_error_string(e)) != NULL && strstr(reason, want) != NULL))
+            found = 1;
+    }
+    return *want == '\0' ? x->n > 0 : found;
+}
+
+/* Whether an error on the queue has want in its text or reason string (any error when want
+ * is ""); clears the queue. */
+static inline int tu_error_says(const char *want)
+{
+    tu_errs x;
+
+    return tu_take_errors_say(&x, want);
 }
 
 /* Both cipher contexts of a lockstep pair replaced by copies of themselves; 0 if one failed. */
