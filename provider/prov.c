@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/core_names.h>
@@ -242,6 +243,18 @@ static char *report(const struct ccree_prov *p)
     return s;
 }
 
+/* Sets p to the report s (NULL: out of memory) and frees s, malloc'ed by libc or by OpenSSL. */
+static int set_text(OSSL_PARAM *p, char *s, int libc)
+{
+    int ok = s != NULL && OSSL_PARAM_set_utf8_string(p, s);
+
+    if (libc)
+        free(s);
+    else
+        OPENSSL_free(s);
+    return ok;
+}
+
 static const OSSL_PARAM *gettable_params(void *provctx)
 {
     static const OSSL_PARAM params[] = {
@@ -256,6 +269,7 @@ static const OSSL_PARAM *gettable_params(void *provctx)
         OSSL_PARAM_utf8_string("ccree-algorithms", NULL, 0),
         OSSL_PARAM_utf8_string("ccree-stats", NULL, 0),
         OSSL_PARAM_utf8_string("ccree-timings", NULL, 0),
+        OSSL_PARAM_utf8_string("ccree-ktls", NULL, 0),
         OSSL_PARAM_END,
     };
 
@@ -304,22 +318,13 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
         if (!OSSL_PARAM_set_utf8_string(p, where))
             return 0;
     }
-    if ((p = OSSL_PARAM_locate(params, "ccree-timings")) != NULL) {
-        char *s = timings(provctx);
-        int ok = s != NULL && OSSL_PARAM_set_utf8_string(p, s);
-
-        OPENSSL_free(s);
-        if (!ok)
-            return 0;
-    }
-    if ((p = OSSL_PARAM_locate(params, "ccree-algorithms")) != NULL) {
-        char *s = report(provctx);
-        int ok = s != NULL && OSSL_PARAM_set_utf8_string(p, s);
-
-        OPENSSL_free(s);
-        if (!ok)
-            return 0;
-    }
+    if ((p = OSSL_PARAM_locate(params, "ccree-timings")) != NULL && !set_text(p, timings(provctx), 0))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, "ccree-algorithms")) != NULL && !set_text(p, report(provctx), 0))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, "ccree-ktls")) != NULL
+        && !set_text(p, ccree_ktls_report(&((const struct ccree_prov *)provctx)->drivers), 1))
+        return 0;
     return 1;
 }
 

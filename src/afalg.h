@@ -59,5 +59,11 @@ struct ccree_path {
 
 int ccree_drivers_parse(struct ccree_drivers *d, const char *value);
 void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths);
+/*
+ * The kernel TLS path, now: tab-separated lines "module STATE", then per kTLS cipher "cipher
+ * NAME KERNEL-NAME DRIVER PRIORITY hardware|software|- WHY" (the implementation the kernel would
+ * take), then "counter NAME VALUE" from /proc/net/tls_stat. malloc'ed; NULL without memory.
+ */
+char *ccree_ktls_report(const struct ccree_drivers *d);
 
 #endif

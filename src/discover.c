@@ -6,9 +6,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 struct impl {
@@ -223,4 +226,139 @@ void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths)
             choose(d, a, v, n, p);
     }
     free(v);
+}
+
+/* The AEADs of Linux's kernel TLS, by the names net/tls asks the crypto API for. */
+static const struct {
+    const char *cipher, *kname;
+} ktls_ciphers[] = {
+    { "AES-128-GCM", "gcm(aes)" },
+    { "AES-256-GCM", "gcm(aes)" },
+    { "AES-128-CCM", "ccm(aes)" },
+    { "ChaCha20-Poly1305", "rfc7539(chacha20,poly1305)" },
+};
+
+/* Whether a line of the kernel's module list names net/tls's tls.ko. */
+static int names_tls(const char *line)
+{
+    const char *k = strstr(line, "tls.ko");
+
+    return k != NULL && (k == line || k[-1] == '/') && strchr(":.\n", k[6]) != NULL;
+}
+
+/* 1 when the kernel's module list names tls.ko, 0 when not, -1 when it cannot be read. */
+static int module_listed(const char *list)
+{
+    struct utsname u;
+    char path[256], line[512];
+    FILE *f;
+    int found = 0;
+
+    if (uname(&u) != 0)
+        return -1;
+    snprintf(path, sizeof(path), "/lib/modules/%s/%s", u.release, list);
+    if ((f = fopen(path, "re")) == NULL)
+        return -1;
+    while (!found && fgets(line, sizeof(line), f) != NULL)
+        found = names_tls(line);
+    fclose(f);
+    return found;
+}
+
+/* The tls module: its counters exist once it is loaded or built in. */
+static const char *ktls_module(void)
+{
+    struct stat st;
+    int dep;
+
+    if (stat("/proc/net/tls_stat", &st) == 0 || stat("/sys/module/tls", &st) == 0)
+        return "loaded";
+    if (module_listed("modules.builtin") == 1)
+        return "built in";
+    if ((dep = module_listed("modules.dep")) == 1)
+        return "not loaded (modprobe tls: only a process with CAP_NET_ADMIN loads it on use)";
+    return dep == 0 ? "missing" : "not loaded, and no module list of this kernel";
+}
+
+/*
+ * What the kernel's crypto_alloc_aead(kname, 0, 0) takes: the highest priority usable AEAD of
+ * that name; of equal ones, the first /proc/crypto lists (the kernel's own list order).
+ */
+static const struct impl *kernel_choice(const struct impl *v, size_t n, const char *kname)
+{
+    const struct impl *best = NULL;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (v[i].usable && strcmp(v[i].name, kname) == 0 && strcmp(v[i].type, "aead") == 0
+            && (best == NULL || v[i].priority > best->priority))
+            best = &v[i];
+    return best;
+}
+
+static int append(char **s, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int append(char **s, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    char *t;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (t = realloc(*s, *len + n + 1)) == NULL)
+        return 0;
+    *s = t;
+    va_start(ap, fmt);
+    vsnprintf(*s + *len, n + 1, fmt, ap);
+    va_end(ap);
+    *len += n;
+    return 1;
+}
+
+char *ccree_ktls_report(const struct ccree_drivers *d)
+{
+    char *s = NULL, line[256], key[64];
+    unsigned long long val;
+    size_t i, n = 0, len = 0;
+    struct impl *v = read_proc_crypto(&n);
+    const char *module = ktls_module();
+    int ok = append(&s, &len, "module\t%s\n", module);
+    FILE *f;
+
+    for (i = 0; ok && i < sizeof(ktls_ciphers) / sizeof(ktls_ciphers[0]); i++) {
+        const struct impl *c = kernel_choice(v, n, ktls_ciphers[i].kname);
+        const char *why = "-";
+
+        if (strcmp(module, "missing") == 0)
+            why = "no tls module";
+        else if (v == NULL)
+            why = "cannot read /proc/crypto";
+        else if (c == NULL)
+            why = "not registered: the kernel makes it from its templates at first use";
+        else if (!driver_accepted(d, c->driver))
+            why = "not hardware (drivers)";
+        if (c != NULL)
+            ok = append(&s, &len, "cipher\t%s\t%s\t%s\t%d\t%s\t%s\n", ktls_ciphers[i].cipher,
+                        ktls_ciphers[i].kname, c->driver, c->priority,
+                        driver_accepted(d, c->driver) ? "hardware" : "software", why);
+        else
+            ok = append(&s, &len, "cipher\t%s\t%s\t-\t-\t-\t%s\n", ktls_ciphers[i].cipher,
+                        ktls_ciphers[i].kname, why);
+    }
+    free(v);
+    /* The kernel's counters of this network namespace; present once the module is loaded. */
+    if ((f = fopen("/proc/net/tls_stat", "re")) != NULL) {
+        while (ok && fgets(line, sizeof(line), f) != NULL)
+            if (sscanf(line, "%63s %llu", key, &val) == 2)
+                ok = append(&s, &len, "counter\t%s\t%llu\n", key, val);
+        fclose(f);
+    }
+    if (!ok) {
+        free(s);
+        return NULL;
+    }
+    return s;
 }

@@ -32,7 +32,9 @@ done
 # Fetched from ccree, not silently from default.
 openssl list -cipher-algorithms -propquery provider=ccree -provider ccree | grep -q 'AES-128-CTR @ ccree'
 "$info" | tee "$tmp/info"
-[ "$(grep -c -E ' (offload|software) ' "$tmp/info")" -eq 43 ]
+[ "$(sed '/^kernel TLS: /,$d' "$tmp/info" | grep -c -E ' (offload|software) ')" -eq 43 ]
+# Then the kernel TLS path: the tls module, and a row for each of kTLS's four ciphers.
+[ "$(sed -n '/^kernel TLS: tls module /,$p' "$tmp/info" | grep -c -E '^(AES-...-[GC]CM|ChaCha20-Poly1305) ')" -eq 4 ]
 # openssl speed on GCM: every message is one kernel request in the VM (one sendmsg carrying its
 # 1024 bytes, counted by strace); natively it runs in software. speed ignores failures itself.
 # Under strace in a loaded VM a second may pass before the first message: then longer.

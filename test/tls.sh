@@ -71,7 +71,8 @@ mkdir "$T/www"
 # files at the fork, before they become nobody).
 for d in any strict fd; do install -d -m 700 "$T/stats-$d"; done
 
-# nginx with $T/$1.cnf (none if $1 is empty), $2 workers and main-context lines $3.
+# nginx with $T/$1.cnf (none if $1 is empty), $2 workers, main-context lines $3, and
+# server-context lines $4 (default: the TLS 1.2 suites of the table).
 start_nginx() {
   cat >"$T/nginx.conf" <<EOF
 user nobody nogroup;
@@ -96,7 +97,7 @@ http {
     ssl_certificate $T/cert.pem;
     ssl_certificate_key $T/key.pem;
     ssl_protocols TLSv1.2 TLSv1.3;
-    ssl_ciphers $tls12;
+    ${4:-ssl_ciphers $tls12;}
     root $T/www;
   }
 }
@@ -124,15 +125,21 @@ stats_of() {
       k += $5; b += $6; s += $7 } END { print k + 0, b + 0, s + 0 }'
 }
 
+# The bytes the simulated CryptoCell's counters show for driver $1 (0 without the module).
+sim_driver_bytes() {
+  if [ -f "$sim/$1" ]; then awk '$1 == "bytes" { print $2 }' "$sim/$1"; else echo 0; fi
+}
+
+# The driver the provider offloads algorithm $1 to under $T/any.cnf (none: software).
+provider_driver() {
+  OPENSSL_CONF=$T/any.cnf build/ccree-info |
+    awk -v alg="$1" '/^kernel TLS: / { exit } $1 == alg && $3 == "offload" { print $4 }'
+}
 # Algorithm $1's driver under $T/any.cnf and the bytes the simulated CryptoCell's counters
 # show for it (0 without the module).
 sim_bytes() {
-  d=$(OPENSSL_CONF=$T/any.cnf build/ccree-info | awk -v alg="$1" '$1 == alg { print $4 }')
-  if [ -d $sim ] && [ -f "$sim/$d" ]; then
-    echo "$d" $(awk '$1 == "bytes" { print $2 }' "$sim/$d")
-  else
-    echo "${d:--} 0"
-  fi
+  d=$(provider_driver "$1")
+  echo "${d:--} $(sim_driver_bytes "$d")"
 }
 
 # The statistics before ($1-$3) and after ($4-$6) show that algorithm $7 did at least $8
@@ -294,13 +301,124 @@ fd_limit() {
   stop_nginx
 }
 
-# Bulk throughput, MB/s: the best of 3 downloads of 32 MiB with curl. The two servers take
-# turns, so that load from elsewhere on the machine falls on both alike.
+# Phase 5: kernel TLS. nginx with "ssl_conf_command Options KTLS" and sendfile serves each
+# kTLS suite; after the handshake libssl hands the keys to the kernel's tls module, which
+# encrypts the records with the implementation the crypto API prefers (ccree-info's kernel TLS
+# table: with the simulated CryptoCell, its *-ccree driver). The body must be right, nginx must
+# log the suite, the kernel's TlsTxSw counter must grow, the records must not pass through the
+# provider (the workers' statistics of the suite's algorithm grow by less than the body) and,
+# with the simulated CryptoCell, its counters of the driver ccree-info names must grow by the
+# body at least. The clients run in user space with plain OpenSSL.
+# proto, suite, algorithm, where its records go: OpenSSL keeps TLS 1.3 CCM out of kTLS
+# (ssl/ktls.c: "broken on 5.x kernels"), so those stay in user space, through the provider;
+# ChaCha20-Poly1305 is not CryptoCell's (the kernel's software runs it).
+ktls_suites="1.3 TLS_AES_128_GCM_SHA256 AES-128-GCM kernel
+1.3 TLS_AES_256_GCM_SHA384 AES-256-GCM kernel
+1.3 TLS_AES_128_CCM_SHA256 AES-128-CCM user
+1.2 ECDHE-RSA-AES128-GCM-SHA256 AES-128-GCM kernel
+1.2 ECDHE-RSA-AES256-GCM-SHA384 AES-256-GCM kernel
+1.2 AES128-CCM AES-128-CCM kernel
+1.3 TLS_CHACHA20_POLY1305_SHA256 ChaCha20-Poly1305 kernel
+1.2 ECDHE-RSA-CHACHA20-POLY1305 ChaCha20-Poly1305 kernel"
+# The kernel TLS part of ccree-info under $T/any.cnf: counter $1's value (0 before the tls
+# module is loaded), or with -d, the driver the kernel takes for cipher $2.
+ktls_info() {
+  OPENSSL_CONF=$T/any.cnf build/ccree-info |
+    awk -v k="$1" -v c="${2:-}" '/^kernel TLS: / { on = 1 } on && k == "-d" && $1 == c { print $3 }
+                                 on && $1 == k { n = $2 } END { if (k != "-d") print n + 0 }'
+}
+# The bytes of algorithm $1 that passed through the provider, kernel and software, in the
+# processes $2 (from $T/stats-any).
+provider_bytes() {
+  build/ccree-info --stats "$T/stats-any" |
+    awk -v alg="$1" -v pids=" $2 " 'index(pids, " " $1 " ") && $2 == alg { b += $6 + $8 }
+                                    END { print b + 0 }'
+}
+ktls_matrix() {
+  echo "--- nginx with kTLS and sendfile, 2 workers, any.cnf"
+  ciphers=$(echo "$ktls_suites" | awk '$1 == "1.2" { printf "%s%s", s, $2; s = ":" }')
+  suites13=$(echo "$ktls_suites" | awk '$1 == "1.3" { printf "%s%s", s, $2; s = ":" }')
+  start_nginx any 2 "" "ssl_ciphers $ciphers; ssl_conf_command Ciphersuites $suites13;
+    ssl_conf_command Options KTLS; sendfile on;" || return 0
+  # Without the tls module, which workers running as nobody cannot load, the records stay in
+  # user space, through the provider; ccree-info says why.
+  if [ ! -e /proc/net/tls_stat ]; then
+    pb=$(provider_bytes AES-128-GCM "$(workers)")
+    sum=$(fetch curl 1.3 TLS_AES_128_GCM_SHA256 2>"$T/client.err" | sha256sum | cut -d' ' -f1)
+    dprov=$(($(provider_bytes AES-128-GCM "$(workers)") - pb))
+    why=$(OPENSSL_CONF=$T/any.cnf build/ccree-info | sed -n 's/^kernel TLS: //p')
+    what="kTLS without the tls module: $why; provider AES-128-GCM +$dprov bytes"
+    if [ "$sum" = "$want" ] && [ ! -e /proc/net/tls_stat ] && [ "$dprov" -ge "$size" ] &&
+       [ "$why" != "${why#tls module not loaded}" ]; then
+      ok "$what"
+    else
+      bad "$what: wanted the body, no tls module, the records in the provider, the reason"
+    fi
+    modprobe tls # README, nginx: loaded at boot
+  fi
+  while read -r v suite alg where <&3; do
+    for client in curl s_client; do
+      what="kTLS $client TLSv$v $suite, records in $where space:"
+      t0=$(now)
+      # The driver whose simulated counters must show the records, if any: kTLS's for an AES
+      # suite in the kernel; in user space, the provider's where it offloads the algorithm.
+      if [ $where = kernel ]; then d=$(ktls_info -d "$alg"); else d=$(provider_driver "$alg"); fi
+      need=
+      [ ! -d $sim ] || [ "$alg" = ChaCha20-Poly1305 ] || { [ $where = user ] && [ -z "$d" ]; } ||
+        need=1
+      tx=$(ktls_info TlsTxSw)
+      pb=$(provider_bytes "$alg" "$(workers)") sb=$(sim_driver_bytes "$d")
+      sum=$(fetch $client "$v" "$suite" 2>"$T/client.err" | sha256sum | cut -d' ' -f1)
+      logged=$(tail -n1 "$T/access.log")
+      dtx=$(($(ktls_info TlsTxSw) - tx)) dprov=$(($(provider_bytes "$alg" "$(workers)") - pb))
+      dsim=$(($(sim_driver_bytes "$d") - sb))
+      r="TlsTxSw +$dtx, provider $alg +$dprov bytes$([ -z "$need" ] || echo ", $d +$dsim bytes")"
+      # kernel: a kTLS session, not the provider; user: the provider, no kTLS session.
+      if [ $where = kernel ]; then
+        [ "$dtx" -ge 1 ] && [ "$dprov" -lt "$size" ]
+      else
+        [ "$dtx" -eq 0 ] && [ "$dprov" -ge "$size" ]
+      fi && path=ok || path=
+      if [ "$sum" != "$want" ]; then
+        bad "$what wrong body ($(since "$t0")): $(tail -n2 "$T/client.err" | tr '\n' ' ')"
+      elif [ "$logged" != "TLSv$v $suite 200 $size" ]; then
+        bad "$what nginx logged '$logged'"
+      elif [ -n "$path" ] &&
+           { [ -z "$need" ] || { [ "$d" != "${d%-ccree}" ] && [ "$dsim" -ge "$size" ]; }; }; then
+        ok "$what $r ($(since "$t0"))"
+      else
+        bad "$what $r ($(since "$t0")): wanted $([ $where = kernel ] &&
+          echo "TlsTxSw +1, provider < $size bytes" || echo "TlsTxSw +0, provider >= $size bytes")$(
+          [ -z "$need" ] || echo ", a *-ccree driver with >= $size bytes")"
+      fi
+    done
+  done 3<<EOF
+$ktls_suites
+EOF
+  OPENSSL_CONF=$T/any.cnf build/ccree-info | sed -n '/^kernel TLS: /,$p'
+  clean_log
+  stop_nginx
+}
+
+# Bulk throughput, MB/s: the best of 3 downloads of 32 MiB with curl, from nginx with plain
+# OpenSSL, with ccree (its records where offload-min = auto sends them), and with kTLS (plain
+# OpenSSL; the records in the kernel's preferred gcm(aes)); with the simulated CryptoCell
+# (run.sh -c), kTLS again with the module loaded (its gcm-aes-ccree) and the other rows without
+# it. The servers take turns, so that load from elsewhere on the machine falls on all alike.
 bench() {
   head -c $((32 * 1024 * 1024)) /dev/urandom >"$T/www/bulk"
+  modprobe tls
+  ktls="ssl_ciphers $tls12; ssl_conf_command Options KTLS; sendfile on;"
+  cfgs="plain ccree ktls" rev=
+  [ ! -d $sim ] || { rev=$(cat /sys/module/ccsim/parameters/rev); cfgs="ktls-sim $cfgs"; }
   for run in 1 2 3; do
-    for cfg in plain ccree; do
-      if [ $cfg = ccree ]; then start_nginx bench 1; else start_nginx "" 1; fi
+    [ -z "$rev" ] || [ -d $sim ] || insmod /run/ccree-vm/ccsim.ko rev="$rev"
+    for cfg in $cfgs; do
+      case $cfg in
+        plain) start_nginx "" 1 ;;
+        ccree) start_nginx bench 1 ;;
+        ktls*) start_nginx "" 1 "" "$ktls" ;;
+      esac
       for v in 1.3 1.2; do
         suite=$(echo "$suites" | awk -v v="$v" '$1 == v && $3 == "AES-128-GCM" { print $2 }')
         curl -sS --fail -k $(pin curl "$v" "$suite") -o /dev/null -w "$v $cfg %{speed_download}\n" \
@@ -309,14 +427,22 @@ bench() {
               f="$T/speeds"
       done
       stop_nginx
+      [ $cfg != ktls-sim ] || rmmod ccsim
     done
   done
-  echo "bulk download of 32 MiB by curl from nginx, best of 3, MB/s"
-  echo "ccree: drivers = any, offload-min at its default; plain: OpenSSL's default provider"
-  awk '$3 > s[$1 " " $2] { s[$1 " " $2] = $3 } END {
-         printf "%-8s %-12s %8s %8s %6s\n", "TLS", "suite", "plain", "ccree", "ratio"
-         for (i = 0; i < 2; i++) { v = i ? "1.2" : "1.3"; p = s[v " plain"]; c = s[v " ccree"]
-           printf "%-8s %-12s %8.1f %8.1f %6.2f\n", "TLSv" v, "AES-128-GCM", p, c, c / p } }' "$T/speeds"
+  echo "bulk download of 32 MiB by curl from nginx, best of 3, MB/s; ratios to plain"
+  echo "plain: OpenSSL's default provider; ccree: drivers = $drivers, offload-min at its default$(
+    [ -z "$rev" ] || echo " (the module removed: software)")"
+  echo "ktls: plain OpenSSL with kTLS$([ -z "$rev" ] ||
+    echo "; ktls-sim: the same, the kernel's gcm(aes) on the simulated CryptoCell $rev")"
+  awk -v cfgs="plain ccree ktls${rev:+ ktls-sim}" '$3 > s[$1 " " $2] { s[$1 " " $2] = $3 } END {
+         n = split(cfgs, c, " "); printf "%-8s %-12s", "TLS", "suite"
+         for (j = 1; j <= n; j++) printf " %9s %6s", c[j], "ratio"
+         printf "\n"
+         for (i = 0; i < 2; i++) { v = i ? "1.2" : "1.3"; p = s[v " plain"]
+           printf "%-8s %-12s", "TLSv" v, "AES-128-GCM"
+           for (j = 1; j <= n; j++) printf " %9.1f %6.2f", s[v " " c[j]], s[v " " c[j]] / p
+           printf "\n" } }' "$T/speeds"
 }
 
 if [ "${1:-}" = bench ]; then
@@ -325,6 +451,12 @@ if [ "${1:-}" = bench ]; then
   exit 0
 fi
 cnf any -e "$zero" -e "$(stats any)"
+if [ "${1:-}" = ktls ]; then
+  ktls_matrix
+  echo "$pass passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+fi
 cnf strict -e "$zero" -e "$(stats strict)" -e 's/^fallback = .*/fallback = no/'
 cnf fd -e "$zero" -e "$(stats fd)"
 start=$(now)
@@ -338,6 +470,7 @@ for c in any strict; do
 done
 server_matrix
 fd_limit
+ktls_matrix
 echo "tls.sh took $(since "$start")"
 echo "$pass passed, $failed failed"
 [ "$failed" -eq 0 ]

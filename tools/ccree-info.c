@@ -34,6 +34,34 @@ static char *get(OSSL_PROVIDER *prov, const char *key)
     return s;
 }
 
+/*
+ * The kernel TLS path (the provider's ccree-ktls): the implementation the kernel would take
+ * for each kTLS cipher, and the kernel's kTLS counters.
+ */
+static void ktls(OSSL_PROVIDER *prov)
+{
+    char *text = get(prov, "ccree-ktls"), *line, *save = NULL;
+    int i, counters = 0;
+
+    if (text == NULL)
+        return;
+    for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+        char *f[7], *s2 = NULL, *t = strtok_r(line, "\t", &s2);
+
+        for (i = 0; i < 7 && t != NULL; i++, t = strtok_r(NULL, "\t", &s2))
+            f[i] = t;
+        if (i == 2 && strcmp(f[0], "module") == 0)
+            printf("\nkernel TLS: tls module %s\n%-18s %-27s %-20s %-8s %-8s %s\n", f[1],
+                   "cipher", "kernel", "driver", "priority", "path", "why not");
+        else if (i == 7 && strcmp(f[0], "cipher") == 0)
+            printf("%-18s %-27s %-20s %-8s %-8s %s\n", f[1], f[2], f[3], f[4], f[5], f[6]);
+        else if (i == 3 && strcmp(f[0], "counter") == 0)
+            printf("%s%-18s %s\n", counters++ ? "" : "kernel TLS counters (/proc/net/tls_stat):\n",
+                   f[1], f[2]);
+    }
+    OPENSSL_free(text);
+}
+
 static int report(void)
 {
     OSSL_PROVIDER *prov = OSSL_PROVIDER_load(NULL, "ccree");
@@ -60,6 +88,7 @@ static int report(void)
     printf("statistics: %s\n", stats);
     OPENSSL_free(report);
     OPENSSL_free(stats);
+    ktls(prov);
     OSSL_PROVIDER_unload(prov);
     return 0;
 }
