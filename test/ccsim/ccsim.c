@@ -16,11 +16,16 @@
 #include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/seq_file.h>
+#include <linux/version.h>
 #include <linux/workqueue.h>
 #include <crypto/internal/aead.h>
 #include <crypto/internal/hash.h>
 #include <crypto/internal/skcipher.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>	/* moved from asm/ in 6.12 */
+#else
 #include <asm/unaligned.h>
+#endif
 
 #define CC_CRA_PRIO		400	/* ccree's priority */
 #define CC_MAX_SG_ENTRIES	128	/* ccree's LLI_MAX_NUM_OF_DATA_ENTRIES */
