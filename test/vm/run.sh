@@ -1,8 +1,8 @@
 #!/bin/bash
-# Run a command inside a QEMU (TCG) VM booting one of Debian's kernels (6.1, Debian
-# 12's, by default), which have AF_ALG. The VM's root (read-only 9p + tmpfs overlay) is the host root, or for
-# another architecture a Debian root of it made once with mmdebstrap; the
-# caller's git work tree (or cwd) is shared read-write at the same path.
+# Run a command inside a QEMU (TCG) VM booting one of Debian's kernels (by default
+# Debian 12's 6.1), which have AF_ALG. The VM's root (read-only 9p + tmpfs overlay)
+# is the host root, or for another architecture a Debian root of it made once with
+# mmdebstrap; the caller's git work tree (or cwd) is shared read-write at the same path.
 #
 # Usage: test/vm/run.sh [-a ARCH] [-k VER] [-m MODULE]... [-c REV[,PARAM=VALUE]...] -- COMMAND [ARGS...]
 #   -a ARCH    Debian architecture of the VM: amd64 (default) or arm64.
@@ -22,7 +22,7 @@ usage() { echo "usage: $0 [-a ARCH] [-k VER] [-m MODULE]... [-c REV[,PARAM=VALUE
 die() { echo "run.sh: $*" >&2; exit 125; }
 # A mirror in the middle of a sync serves some index files of the wrong size: go on with the
 # indexes that came (what is then missing fails at the install or download, clearly).
-update() { "${APT[@]}" update -qq || echo "run.sh: apt-get update failed" >&2; }
+update() { "$@" update -qq || { echo "run.sh: apt-get update failed" >&2; return 1; }; }
 
 ARCH=amd64
 KV=6.1
@@ -109,7 +109,7 @@ for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-    apt-get update -qq || echo "run.sh: apt-get update failed" >&2
+    update apt-get || true
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2
 fi
 
@@ -138,7 +138,7 @@ fi
 if [ -n "$SUITES" ] && [ -z "$(find "$A/stamp" -mmin -1440 2>/dev/null)" ]; then
     mkdir -p "$A/lists/partial" "$A/cache/archives/partial"
     printf '%s\n' "${SOURCES[@]}" >"$A/sources.list"
-    update && touch "$A/stamp"
+    if update "${APT[@]}"; then touch "$A/stamp"; fi
 fi
 # The newest linux-image-$ARCH of version KV, and the package it depends on.
 # (apt needs "dpkg --add-architecture ARCH" and an update for another architecture)
@@ -153,7 +153,7 @@ kpkg() {
 KPKG=$(kpkg)
 if [ -z "$KPKG" ] && [ -z "$SUITES" ]; then
     dpkg --print-foreign-architectures | grep -qx "$ARCH" || dpkg --add-architecture "$ARCH"
-    update; KPKG=$(kpkg)
+    update apt-get || true; KPKG=$(kpkg)
 fi
 [ -n "$KPKG" ] || die "cannot resolve the kernel package of linux-image-$ARCH $KV"
 KVER=${KPKG#linux-image-}
