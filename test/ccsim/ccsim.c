@@ -16,11 +16,16 @@
 #include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/seq_file.h>
+#include <linux/version.h>
 #include <linux/workqueue.h>
 #include <crypto/internal/aead.h>
 #include <crypto/internal/hash.h>
 #include <crypto/internal/skcipher.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>	/* moved from asm/ in 6.12 */
+#else
 #include <asm/unaligned.h>
+#endif
 
 #define CC_CRA_PRIO		400	/* ccree's priority */
 #define CC_MAX_SG_ENTRIES	128	/* ccree's LLI_MAX_NUM_OF_DATA_ENTRIES */
@@ -80,7 +85,9 @@ static struct ccsim_alg algs[] = {
 	SK("essiv(cbc(aes),sha256)", "essiv-aes-ccree", 712, NIST, LIM_BLOCKS),
 	SK("ecb(aes)", "ecb-aes-ccree", 630, NIST, LIM_BLOCKS),
 	SK("cbc(aes)", "cbc-aes-ccree", 630, NIST, LIM_BLOCKS),
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 7, 0)	/* 6.7 removed ofb, ccree's too */
 	SK("ofb(aes)", "ofb-aes-ccree", 630, NIST, LIM_NONE, .blocksize = 16),
+#endif
 	SK("cts(cbc(aes))", "cts-cbc-aes-ccree", 630, NIST, LIM_MIN16),
 	SK("ctr(aes)", "ctr-aes-ccree", 630, NIST, LIM_NONE),
 	SK("cbc(des3_ede)", "cbc-3des-ccree", 630, NIST, LIM_BLOCKS),
@@ -1092,7 +1099,11 @@ static int __init ccsim_init(void)
 		pr_err("ccsim: unknown rev %s\n", rev);
 		return -EINVAL;
 	}
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)	/* 7.x warns without one of these */
+	wq = alloc_workqueue("ccsim", WQ_HIGHPRI | WQ_PERCPU, 0);
+#else
 	wq = alloc_workqueue("ccsim", WQ_HIGHPRI, 0);
+#endif
 	if (!wq)
 		return -ENOMEM;
 	dbg = debugfs_create_dir("ccsim", NULL);

@@ -1,31 +1,37 @@
 #!/bin/bash
-# Run a command inside a QEMU (TCG) VM booting Debian's 6.1 kernel, which has
-# AF_ALG. The VM's root (read-only 9p + tmpfs overlay) is the host root, or for
-# another architecture a Debian root of it made once with mmdebstrap; the
-# caller's git work tree (or cwd) is shared read-write at the same path.
+# Run a command inside a QEMU (TCG) VM booting one of Debian's kernels (by default
+# Debian 12's 6.1), which have AF_ALG. The VM's root (read-only 9p + tmpfs overlay)
+# is the host root, or for another architecture a Debian root of it made once with
+# mmdebstrap; the caller's git work tree (or cwd) is shared read-write at the same path.
 #
-# Usage: test/vm/run.sh [-a ARCH] [-m MODULE]... [-c REV[,PARAM=VALUE]...] -- COMMAND [ARGS...]
+# Usage: test/vm/run.sh [-a ARCH] [-k VER] [-m MODULE]... [-c REV[,PARAM=VALUE]...] -- COMMAND [ARGS...]
 #   -a ARCH    Debian architecture of the VM: amd64 (default) or arm64.
+#   -k VER     the kernel: 5.10 (bullseye-security), 6.1 (default: this machine's apt),
+#              6.12 (trixie), 7.2 (sid), 7.3 (experimental); other than 6.1, amd64 only,
+#              fetched with an apt configuration of its own under the cache.
 #   -m MODULE  do not load MODULE (at boot nor on demand); repeatable.
 #   -c REV,... load test/ccsim (a simulated CryptoCell of revision REV: 630p, 710,
 #              712, 713, 703) with those module parameters, built for the VM's
-#              kernel against Debian's headers (amd64 only); debugfs is mounted.
+#              kernel against Debian's headers (amd64 only; other than 6.1, in a root of
+#              that suite with the kernel's compiler, made once); debugfs is mounted.
 # Env: CCREE_VM_CACHE (default /var/cache/ccree-vm), CCREE_VM_TIMEOUT (s, 1200).
 # Exit status: COMMAND's; 124 on timeout; 125 if the VM gave no status.
 set -euo pipefail
 
-usage() { echo "usage: $0 [-a ARCH] [-m MODULE]... [-c REV[,PARAM=VALUE]...] -- COMMAND [ARGS...]" >&2; exit 2; }
+usage() { echo "usage: $0 [-a ARCH] [-k VER] [-m MODULE]... [-c REV[,PARAM=VALUE]...] -- COMMAND [ARGS...]" >&2; exit 2; }
 die() { echo "run.sh: $*" >&2; exit 125; }
 # A mirror in the middle of a sync serves some index files of the wrong size: go on with the
 # indexes that came (what is then missing fails at the install or download, clearly).
-update() { apt-get update -qq || echo "run.sh: apt-get update failed" >&2; }
+update() { "$@" update -qq || { echo "run.sh: apt-get update failed" >&2; return 1; }; }
 
 ARCH=amd64
+KV=6.1
 EXCLUDE=()
 CCSIM=
 while [ $# -gt 0 ]; do
     case $1 in
         -a) [ $# -ge 2 ] || usage; ARCH=$2; shift 2 ;;
+        -k) [ $# -ge 2 ] || usage; KV=$2; shift 2 ;;
         -m) [ $# -ge 2 ] || usage; EXCLUDE+=("${2//-/_}"); shift 2 ;;
         -c) [ $# -ge 2 ] || usage; CCSIM=$2; shift 2 ;;
         --) shift; break ;;
@@ -38,22 +44,48 @@ CACHE=$(realpath -m "${CCREE_VM_CACHE:-/var/cache/ccree-vm}")
 TIMEOUT=${CCREE_VM_TIMEOUT:-1200}
 SELF=$(realpath "$0")
 # Loaded at boot (with dependencies); virtio_pci is the transport for 9p.
-# The CPU crypto drivers are what udev would load on a real machine (x86: their
-# self-tests cost ~2.5 s under TCG; drop them with -m to boot faster).
 MODULES=(virtio_pci 9pnet_virtio 9p overlay
          af_alg algif_hash algif_skcipher algif_aead algif_rng crypto_user)
+# The CPU crypto drivers are what udev would load on a real machine (x86: their
+# self-tests cost ~2.5 s under TCG; drop them with -m to boot faster). A kernel
+# may lack some (7.x has the SHA and GHASH ones in lib/crypto, built in).
+CPUMODULES=()
 case $ARCH in
     amd64)
         QEMU=(qemu-system-x86_64 -cpu max -bios qboot.rom) QPKG=qemu-system-x86 CONSOLE=ttyS0
-        MODULES+=(aesni_intel sha1_ssse3 sha256_ssse3 sha512_ssse3 ghash_clmulni_intel) ;;
+        CPUMODULES+=(aesni_intel sha1_ssse3 sha256_ssse3 sha512_ssse3 ghash_clmulni_intel) ;;
     arm64)
         # pauth-impdef: -cpu max with a pointer authentication that is cheaper to emulate
         # (the suite runs in half the time).
         QEMU=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
         QPKG=qemu-system-arm CONSOLE=ttyAMA0
-        MODULES+=(aes_ce_blk aes_ce_ccm sha1_ce sha2_ce sha512_ce ghash_ce) ;;
+        CPUMODULES+=(aes_ce_blk aes_ce_ccm sha1_ce sha2_ce sha512_ce ghash_ce) ;;
     *) usage ;;
 esac
+# -k: the suites whose index has the kernel (empty: this machine's apt, as it is).
+case $KV in
+    5.10) SUITES="bullseye bullseye-security" ;;
+    6.1) SUITES= ;;
+    6.12) SUITES="trixie trixie-security" ;;
+    7.2) SUITES=sid ;;
+    7.3) SUITES="sid experimental" ;;   # experimental has only what differs from sid
+    *) usage ;;
+esac
+[ -z "$SUITES" ] || [ "$ARCH" = amd64 ] || die "-k $KV: amd64 only"
+APT=(apt-get) APTCACHE=(apt-cache)
+if [ -n "$SUITES" ]; then
+    A=$CACHE/apt-$KV
+    SOURCES=()
+    for s in $SUITES; do
+        d=debian; [[ $s == *-security ]] && d=debian-security
+        SOURCES+=("deb [arch=amd64] http://deb.debian.org/$d $s main")
+    done
+    # (sid's and experimental's Release files may outlive their Valid-Until)
+    APTOPTS=(-o Dir::Etc::SourceList="$A/sources.list" -o Dir::Etc::SourceParts=/dev/null
+             -o Dir::State::Lists="$A/lists" -o Dir::Cache="$A/cache"
+             -o Acquire::Check-Valid-Until=false -o Acquire::Languages=none)
+    APT+=("${APTOPTS[@]}") APTCACHE+=("${APTOPTS[@]}")
+fi
 # The root: the host's, or for another architecture the packages the VM runs,
 # unpacked (without their maintainer scripts, which the tests do not need).
 if [ "$ARCH" = "$(dpkg --print-architecture)" ]; then
@@ -66,9 +98,10 @@ fi
 
 # --- host tools -----------------------------------------------------------
 PKGS=("$QPKG" kmod cpio)
+[ -z "$SUITES" ] || PKGS+=(zstd)
 if [ -n "$CCSIM" ]; then
     [ "$ARCH" = amd64 ] || die "-c: the simulated CryptoCell is built for amd64 only"
-    PKGS+=(gcc-12 make)
+    if [ -n "$SUITES" ]; then PKGS+=(mmdebstrap); else PKGS+=(gcc-12 make); fi
 fi
 if [ "$ROOT" = / ]; then PKGS+=(busybox-static); else PKGS+=(mmdebstrap); fi
 missing=()
@@ -76,7 +109,7 @@ for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-    update
+    update apt-get || true
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2
 fi
 
@@ -101,53 +134,109 @@ if [ "$ROOT" != / ] && [ ! -e "$ROOT/etc/passwd" ]; then
 fi
 
 # --- kernel ---------------------------------------------------------------
-# (apt needs "dpkg --add-architecture ARCH" and an update for another architecture)
-kpkg() { apt-cache depends "linux-image-$ARCH:$ARCH" 2>/dev/null |
-         sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*$/\1/p' | head -n1 || true; }
-KPKG=$(kpkg)
-if [ -z "$KPKG" ]; then
-    dpkg --print-foreign-architectures | grep -qx "$ARCH" || dpkg --add-architecture "$ARCH"
-    update; KPKG=$(kpkg)
+# The private apt of -k: its index, fetched again after a day.
+if [ -n "$SUITES" ] && [ -z "$(find "$A/stamp" -mmin -1440 2>/dev/null)" ]; then
+    mkdir -p "$A/lists/partial" "$A/cache/archives/partial"
+    printf '%s\n' "${SOURCES[@]}" >"$A/sources.list"
+    if update "${APT[@]}"; then touch "$A/stamp"; fi
 fi
-[ -n "$KPKG" ] || die "cannot resolve the kernel package of linux-image-$ARCH"
+# The newest linux-image-$ARCH of version KV, and the package it depends on.
+# (apt needs "dpkg --add-architecture ARCH" and an update for another architecture)
+kpkg() {
+    local v
+    v=$("${APTCACHE[@]}" madison "linux-image-$ARCH:$ARCH" 2>/dev/null |
+        awk -F' *[|] *' -v k="$KV" 'index($2, k ".") == 1 || index($2, k "~") == 1 { print $2; exit }')
+    [ -n "$v" ] || return 0
+    "${APTCACHE[@]}" depends "linux-image-$ARCH:$ARCH=$v" 2>/dev/null |
+        sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*$/\1/p' | head -n1 || true
+}
+KPKG=$(kpkg)
+if [ -z "$KPKG" ] && [ -z "$SUITES" ]; then
+    dpkg --print-foreign-architectures | grep -qx "$ARCH" || dpkg --add-architecture "$ARCH"
+    update apt-get || true; KPKG=$(kpkg)
+fi
+[ -n "$KPKG" ] || die "cannot resolve the kernel package of linux-image-$ARCH $KV"
 KVER=${KPKG#linux-image-}
 KROOT=$CACHE/$KPKG
-VMLINUZ=$KROOT/root/boot/vmlinuz-$KVER
+# 6.12 on: modules (and from 7.x, vmlinuz and config) under usr/lib/modules.
+kfile() {
+    local f
+    for f in "$@"; do [ -e "$KROOT/root/$f" ] && { echo "$KROOT/root/$f"; return; }; done
+    die "$KPKG has none of $*"
+}
+mdir() { kfile "usr/lib/modules/$KVER" "lib/modules/$KVER"; }
 if [ ! -e "$KROOT/.done" ]; then
     echo "run.sh: fetching $KPKG" >&2
-    rm -rf "$CACHE"/linux-image-*-"$ARCH" && mkdir -p "$KROOT/root"
-    (cd "$KROOT" && apt-get -q -o APT::Sandbox::User=root download "$KPKG:$ARCH" >&2)
-    dpkg-deb -x "$KROOT"/*.deb "$KROOT/root"
+    rm -rf "$CACHE/linux-image-$KV".*-"$ARCH" "$CACHE/linux-image-$KV-$ARCH" && mkdir -p "$KROOT/root"
+    # 7.x: the image package is empty, its files are in linux-{base,binary,modules}-$KVER.
+    parts=$("${APTCACHE[@]}" depends "$KPKG:$ARCH" | sed -n "s/^ *Depends: \(linux-[a-z]*-$KVER\)\$/\1:$ARCH/p")
+    # shellcheck disable=SC2086
+    (cd "$KROOT" && "${APT[@]}" -q -o APT::Sandbox::User=root download "$KPKG:$ARCH" $parts >&2)
+    for d in "$KROOT"/*.deb; do dpkg-deb -x "$d" "$KROOT/root"; done
     rm -f "$KROOT"/*.deb
-    depmod -b "$KROOT/root" "$KVER"    # the package's postinst would do this
-    if [ "$ARCH" = amd64 ]; then
-        # Decompressing the xz bzImage takes ~3 s under TCG: extract the ELF
-        # vmlinux once, which QEMU boots directly (PVH entry, CONFIG_PVH=y).
-        off=$(grep -abo -m1 $'\xfd7zXZ\x00' "$VMLINUZ" | cut -d: -f1)
-        xz -dc --single-stream < <(tail -c +$((off + 1)) "$VMLINUZ") >"$KROOT/vmlinux"
+    MDIR=$(mdir)
+    depmod -b "${MDIR%/lib/modules/*}" "$KVER"    # the package's postinst would do this
+    VMLINUZ=$(kfile "boot/vmlinuz-$KVER" "usr/lib/modules/$KVER/vmlinuz")
+    if [ "$ARCH" = amd64 ] && grep -qx CONFIG_PVH=y "$(kfile "boot/config-$KVER" "usr/lib/modules/$KVER/config")"; then
+        # Decompressing the bzImage takes ~3 s under TCG: extract the ELF vmlinux
+        # once, which QEMU boots directly (PVH entry). Its payload (xz or zstd, then
+        # 4 bytes of size) is where the boot header's setup_sects, payload_offset and
+        # payload_length say.
+        hdr() { od -An -tu"$2" -j$(($1)) -N"$2" "$VMLINUZ" | tr -d ' '; }
+        off=$(( ($(hdr 0x1f1 1) + 1) * 512 + $(hdr 0x248 4) ))
+        payload() { tail -c +$((off + 1)) "$VMLINUZ" | head -c $(($(hdr 0x24c 4) - 4)); }
+        case $(payload | head -c4 | od -An -tx1 | tr -d ' ') in
+            fd377a58) payload | xz -dc ;;
+            28b52ffd) payload | zstd -dcq ;;
+            *) die "$VMLINUZ: neither xz nor zstd" ;;
+        esac >"$KROOT/vmlinux" || true
         [ "$(head -c4 "$KROOT/vmlinux")" = $'\x7fELF' ] || die "cannot extract vmlinux from $VMLINUZ"
     fi
     touch "$KROOT/.done"
 fi
-# arm64's vmlinuz is an uncompressed Image, which QEMU boots as it is.
-if [ "$ARCH" = amd64 ]; then KERNEL=$KROOT/vmlinux; else KERNEL=$VMLINUZ; fi
+MDIR=$(mdir)
+# arm64's vmlinuz is an uncompressed Image, which QEMU boots as it is; so is a bzImage
+# without PVH.
+KERNEL=$KROOT/vmlinux
+[ -e "$KERNEL" ] || KERNEL=$(kfile "boot/vmlinuz-$KVER" "usr/lib/modules/$KVER/vmlinuz")
 
 # --- simulated CryptoCell (-c): Debian's headers of the kernel, the module ----
 if [ -n "$CCSIM" ]; then
-    HROOT=$CACHE/linux-headers-$KVER
-    if [ ! -e "$HROOT/.done" ]; then
-        echo "run.sh: fetching the headers of $KVER" >&2
-        rm -rf "$CACHE"/linux-headers-*-"$ARCH" && mkdir -p "$HROOT/root"
-        kv=$(apt-cache show --no-all-versions "$KPKG:$ARCH" | sed -n 's/^Version: //p')
-        (cd "$HROOT" && apt-get -q -o APT::Sandbox::User=root download \
-            "linux-headers-$KVER:$ARCH=$kv" "linux-headers-${KVER%-"$ARCH"}-common=$kv" \
-            "linux-kbuild-$(echo "$KVER" | cut -d. -f1,2):$ARCH=$kv" >&2)
-        for d in "$HROOT"/*.deb; do dpkg-deb -x "$d" "$HROOT/root"; done
-        rm -f "$HROOT"/*.deb
-        # The flavour's Makefile includes the common one by its installed path.
-        sed -i "s|^include /usr/src/|include $HROOT/root/usr/src/|" \
-            "$HROOT/root/usr/src/linux-headers-$KVER/Makefile"
-        touch "$HROOT/.done"
+    kv=$("${APTCACHE[@]}" show --no-all-versions "$KPKG:$ARCH" | sed -n 's/^Version: //p')
+    if [ -z "$SUITES" ]; then   # this machine's compiler, the headers unpacked
+        BROOT=
+        HROOT=$CACHE/linux-headers-$KVER
+        if [ ! -e "$HROOT/.done" ]; then
+            echo "run.sh: fetching the headers of $KVER" >&2
+            rm -rf "$CACHE"/linux-headers-*-"$ARCH" && mkdir -p "$HROOT/root"
+            (cd "$HROOT" && apt-get -q -o APT::Sandbox::User=root download \
+                "linux-headers-$KVER:$ARCH=$kv" "linux-headers-${KVER%-"$ARCH"}-common=$kv" \
+                "linux-kbuild-$(echo "$KVER" | cut -d. -f1,2):$ARCH=$kv" >&2)
+            for d in "$HROOT"/*.deb; do dpkg-deb -x "$d" "$HROOT/root"; done
+            rm -f "$HROOT"/*.deb
+            # The flavour's Makefile includes the common one by its installed path.
+            sed -i "s|^include /usr/src/|include $HROOT/root/usr/src/|" \
+                "$HROOT/root/usr/src/linux-headers-$KVER/Makefile"
+            touch "$HROOT/.done"
+        fi
+        KDIR=$HROOT/root/usr/src/linux-headers-$KVER
+    else
+        # The suite's kbuild tools need its libc, the kernel its compiler: a root of
+        # the suite with the headers, which depend on that compiler; unpacked only
+        # (no maintainer scripts: awk is mawk's alternative).
+        BROOT=$CACHE/build-$KVER
+        if [ ! -e "$BROOT/.done" ]; then
+            echo "run.sh: making a root to build for $KVER" >&2
+            rm -rf "$CACHE/build-$KV".*-"$ARCH" "$CACHE/build-$KV-$ARCH"
+            mmdebstrap --quiet --variant=extract --aptopt='Acquire::Check-Valid-Until "false"' \
+                --aptopt='Acquire::Languages "none"' \
+                --include="base-files,dash,coreutils,sed,grep,mawk,findutils,diffutils,make,libc6-dev,linux-headers-$KVER=$kv" \
+                "${SUITES%% *}" "$BROOT" "${SOURCES[@]}" >&2
+            ln -sf mawk "$BROOT/usr/bin/awk"
+            mkdir -p "$BROOT/proc" "$BROOT/mnt"
+            touch "$BROOT/.done"
+        fi
+        KDIR=/usr/src/linux-headers-$KVER
     fi
     CSRC=$(dirname "$SELF")/../ccsim
     CBUILD=$CACHE/ccsim-$KVER-$(cat "$CSRC"/{ccsim.c,Kbuild,Makefile} | sha256sum | cut -c1-12)
@@ -155,8 +244,14 @@ if [ -n "$CCSIM" ]; then
         echo "run.sh: building ccsim for $KVER" >&2
         rm -rf "$CBUILD" && mkdir -p "$CBUILD"
         cp "$CSRC"/{ccsim.c,Kbuild,Makefile} "$CBUILD"/
-        make -s -C "$CBUILD" KDIR="$HROOT/root/usr/src/linux-headers-$KVER" >&2 ||
-            die "cannot build test/ccsim"
+        # (DEB_*_ARCH: the headers' .kernelvariables would ask dpkg, which the root lacks)
+        MAKECMD=(make -s DEB_BUILD_ARCH=amd64 DEB_HOST_ARCH=amd64 KDIR="$KDIR")
+        if [ -z "$BROOT" ]; then
+            "${MAKECMD[@]}" -C "$CBUILD" >&2
+        else    # objtool reads /proc
+            unshare --mount --fork sh -c 'r=$1 b=$2 && shift 2 && mount -t proc proc "$r/proc" &&
+                mount --bind "$b" "$r/mnt" && exec chroot "$r" "$@" -C /mnt' sh "$BROOT" "$CBUILD" "${MAKECMD[@]}" >&2
+        fi || die "cannot build test/ccsim"
     fi
 fi
 
@@ -164,9 +259,12 @@ fi
 is_excluded() { local e; for e in "${EXCLUDE[@]}"; do [ "$e" = "$1" ] && return 0; done; return 1; }
 modname() { local n=${1##*/}; n=${n%%.ko*}; echo "${n//-/_}"; }
 LOAD=()
-for m in "${MODULES[@]}"; do
+for m in "${MODULES[@]}" "${CPUMODULES[@]}"; do
     is_excluded "$m" && continue
-    deps=$(modprobe -d "$KROOT/root" -S "$KVER" --show-depends "$m") || die "unknown module $m"
+    if ! deps=$(modprobe -d "${MDIR%/lib/modules/*}" -S "$KVER" --show-depends "$m" 2>/dev/null); then
+        [[ " ${CPUMODULES[*]} " == *" $m "* ]] || die "unknown module $m"
+        echo "run.sh: $KVER has no module $m" >&2; continue
+    fi
     skip=
     while read -r kind path _; do
         n=$(modname "$path")
@@ -181,7 +279,7 @@ for m in "${MODULES[@]}"; do
     done <<<"$deps"
 done
 for e in "${EXCLUDE[@]}"; do
-    if grep -q "/$e.ko" "$KROOT/root/lib/modules/$KVER/modules.builtin"; then
+    if grep -q "/$e.ko" "$MDIR/modules.builtin"; then
         echo "run.sh: warning: $e is built into the kernel, cannot exclude it" >&2
     fi
 done
@@ -290,7 +388,7 @@ timeout "$TIMEOUT" "${QEMU[@]}" -accel tcg -m 2048 -smp 2 \
     -kernel "$KERNEL" -initrd "$INITRD" \
     -append "console=$CONSOLE quiet loglevel=3 panic=-1" \
     -virtfs local,path="$ROOT",mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-    -virtfs local,path="$KROOT/root/lib/modules/$KVER",mount_tag=kmods,security_model=none,readonly=on \
+    -virtfs local,path="$MDIR",mount_tag=kmods,security_model=none,readonly=on \
     -virtfs local,path="$TREE",mount_tag=tree,security_model=none \
     -virtfs local,path="$CTL",mount_tag=ctl,security_model=none \
     </dev/null || rc=$?
