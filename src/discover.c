@@ -128,7 +128,7 @@ static int by_priority(const void *x, const void *y)
 
 /* Binds the accepted implementations of one algorithm by driver name, best first. */
 static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, struct impl *v, size_t n,
-                   struct ccree_path *p)
+                   int restrict_lvl, struct ccree_path *p)
 {
     struct impl **c = calloc(n + 1, sizeof(*c));
     size_t i, k = 0;
@@ -154,9 +154,14 @@ static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, str
             p->reason[0] = '\0';
             break;
         }
-        snprintf(p->reason, sizeof(p->reason), "bind of driver %s failed: %s%s", c[i]->driver,
-                 strerror(-fd),
-                 fd == -ENOENT ? " (Linux 7.2+ binds only software implementations)" : "");
+        if (fd == -ENOENT && restrict_lvl > 0)
+            snprintf(p->reason, sizeof(p->reason),
+                     "bind of driver %s refused by af_alg_restrict = %d (its allowlist names no driver)",
+                     c[i]->driver, restrict_lvl);
+        else
+            snprintf(p->reason, sizeof(p->reason), "bind of driver %s failed: %s%s", c[i]->driver,
+                     strerror(-fd),
+                     fd == -ENOENT ? " (Linux 7.2+ binds only software implementations)" : "");
     }
     free(c);
 }
@@ -223,7 +228,7 @@ void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths)
         else if (v == NULL)
             snprintf(p->reason, sizeof(p->reason), "cannot read /proc/crypto");
         else
-            choose(d, a, v, n, p);
+            choose(d, a, v, n, restrict_lvl, p);
     }
     free(v);
 }
