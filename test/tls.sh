@@ -381,6 +381,7 @@ ktls_matrix() {
       fi && path=ok || path=
       if [ "$sum" != "$want" ]; then
         bad "$what wrong body ($(since "$t0")): $(tail -n2 "$T/client.err" | tr '\n' ' ')"
+        grep -v ' \[info\] ' "$T/error.log" | tail -n3
       elif [ "$logged" != "TLSv$v $suite 200 $size" ]; then
         bad "$what nginx logged '$logged'"
       elif [ -n "$path" ] &&
