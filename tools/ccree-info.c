@@ -34,6 +34,17 @@ static char *get(OSSL_PROVIDER *prov, const char *key)
     return s;
 }
 
+/* Splits a report line at its tabs into at most max fields; their number. */
+static int fields(char *line, char **f, int max)
+{
+    char *save = NULL, *t = strtok_r(line, "\t", &save);
+    int i;
+
+    for (i = 0; i < max && t != NULL; i++, t = strtok_r(NULL, "\t", &save))
+        f[i] = t;
+    return i;
+}
+
 /*
  * The kernel TLS path (the provider's ccree-ktls): the implementation the kernel would take
  * for each kTLS cipher, and the kernel's kTLS counters.
@@ -41,15 +52,14 @@ static char *get(OSSL_PROVIDER *prov, const char *key)
 static void ktls(OSSL_PROVIDER *prov)
 {
     char *text = get(prov, "ccree-ktls"), *line, *save = NULL;
-    int i, counters = 0;
+    int counters = 0;
 
     if (text == NULL)
         return;
     for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
-        char *f[7], *s2 = NULL, *t = strtok_r(line, "\t", &s2);
+        char *f[7];
+        int i = fields(line, f, 7);
 
-        for (i = 0; i < 7 && t != NULL; i++, t = strtok_r(NULL, "\t", &s2))
-            f[i] = t;
         if (i == 2 && strcmp(f[0], "module") == 0)
             printf("\nkernel TLS: tls module %s\n%-18s %-27s %-20s %-8s %-8s %s\n", f[1],
                    "cipher", "kernel", "driver", "priority", "path", "why not");
@@ -69,7 +79,6 @@ static int report(void)
     char *report = prov != NULL ? get(prov, "ccree-algorithms") : NULL;
     char *stats = prov != NULL ? get(prov, "ccree-stats") : NULL;
     char *line, *save = NULL;
-    int i;
 
     if (report == NULL || stats == NULL) {
         fprintf(stderr, "ccree-info: the ccree provider did not load\n");
@@ -78,11 +87,9 @@ static int report(void)
     }
     printf("%-16s %-13s %-8s %-18s %s\n", head[0], head[1], head[2], head[3], head[4]);
     for (line = strtok_r(report, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
-        char *f[9], *s2 = NULL, *t = strtok_r(line, "\t", &s2);
+        char *f[9];
 
-        for (i = 0; i < 9 && t != NULL; i++, t = strtok_r(NULL, "\t", &s2))
-            f[i] = t;
-        if (i == 9)
+        if (fields(line, f, 9) == 9)
             printf("%-16s %-13s %-8s %-18s %s\n", f[0], f[1], f[2], f[3], f[4]);
     }
     printf("statistics: %s\n", stats);
