@@ -4,8 +4,12 @@
 # is the host root, or for another architecture a Debian root of it made once with
 # mmdebstrap; the caller's git work tree (or cwd) is shared read-write at the same path.
 #
-# Usage: test/vm/run.sh [-a ARCH] [-k VER] [-m MODULE]... [-c REV[,PARAM=VALUE]...] -- COMMAND [ARGS...]
+# Usage: test/vm/run.sh [-a ARCH] [-k VER] [-o VER [-n]] [-m MODULE]... [-c REV[,PARAM=VALUE]...] -- COMMAND [ARGS...]
 #   -a ARCH    Debian architecture of the VM: amd64 (default) or arm64.
+#   -o VER     the OpenSSL of the VM's root: this machine's (default), 3.5 (trixie),
+#              3.6 (sid), 4.0 (experimental; its nginx and curl are sid's, on 3.6): a root
+#              of that suite with what the suite and test/tls.sh need, made once (amd64).
+#   -n         no VM: run COMMAND here in the root of -o (chroot), e.g. to build for it.
 #   -k VER     the kernel: 5.10 (bullseye-security), 6.1 (default: this machine's apt),
 #              6.12 (trixie), 7.2 (sid), 7.3 (experimental); other than 6.1, amd64 only,
 #              fetched with an apt configuration of its own under the cache.
@@ -18,7 +22,7 @@
 # Exit status: COMMAND's; 124 on timeout; 125 if the VM gave no status.
 set -euo pipefail
 
-usage() { echo "usage: $0 [-a ARCH] [-k VER] [-m MODULE]... [-c REV[,PARAM=VALUE]...] -- COMMAND [ARGS...]" >&2; exit 2; }
+usage() { echo "usage: $0 [-a ARCH] [-k VER] [-o VER [-n]] [-m MODULE]... [-c REV[,PARAM=VALUE]...] -- COMMAND [ARGS...]" >&2; exit 2; }
 die() { echo "run.sh: $*" >&2; exit 125; }
 # A mirror in the middle of a sync serves some index files of the wrong size: go on with the
 # indexes that came (what is then missing fails at the install or download, clearly).
@@ -28,12 +32,16 @@ ARCH=amd64
 KV=6.1
 EXCLUDE=()
 CCSIM=
+OSSL=
+NOVM=
 while [ $# -gt 0 ]; do
     case $1 in
         -a) [ $# -ge 2 ] || usage; ARCH=$2; shift 2 ;;
         -k) [ $# -ge 2 ] || usage; KV=$2; shift 2 ;;
         -m) [ $# -ge 2 ] || usage; EXCLUDE+=("${2//-/_}"); shift 2 ;;
         -c) [ $# -ge 2 ] || usage; CCSIM=$2; shift 2 ;;
+        -o) [ $# -ge 2 ] || usage; OSSL=$2; shift 2 ;;
+        -n) NOVM=1; shift ;;
         --) shift; break ;;
         *) usage ;;
     esac
@@ -71,15 +79,29 @@ case $KV in
     7.3) SUITES="sid experimental" ;;   # experimental has only what differs from sid
     *) usage ;;
 esac
-[ -z "$SUITES" ] || [ "$ARCH" = amd64 ] || die "-k $KV: amd64 only"
+# -o: the suites of the root, and the packages to take from the last of them
+case $OSSL in
+    '') OSUITES= ;;
+    3.5) OSUITES="trixie trixie-security" OFROM= ;;
+    3.6) OSUITES=sid OFROM= ;;
+    4.0) OSUITES="sid experimental" OFROM=/experimental ;;
+    *) usage ;;
+esac
+[ -z "$SUITES$OSUITES" ] || [ "$ARCH" = amd64 ] || die "-k, -o: amd64 only"
+[ -z "$NOVM" ] || [ -n "$OSSL" ] || usage
+# Debian's sources lines of some suites
+sources() {
+    local s d
+    for s in "$@"; do
+        d=debian; [[ $s == *-security ]] && d=debian-security
+        echo "deb [arch=amd64] http://deb.debian.org/$d $s main"
+    done
+}
 APT=(apt-get) APTCACHE=(apt-cache)
 if [ -n "$SUITES" ]; then
     A=$CACHE/apt-$KV
-    SOURCES=()
-    for s in $SUITES; do
-        d=debian; [[ $s == *-security ]] && d=debian-security
-        SOURCES+=("deb [arch=amd64] http://deb.debian.org/$d $s main")
-    done
+    # shellcheck disable=SC2086
+    mapfile -t SOURCES < <(sources $SUITES)
     # (sid's and experimental's Release files may outlive their Valid-Until)
     APTOPTS=(-o Dir::Etc::SourceList="$A/sources.list" -o Dir::Etc::SourceParts=/dev/null
              -o Dir::State::Lists="$A/lists" -o Dir::Cache="$A/cache"
@@ -88,7 +110,11 @@ if [ -n "$SUITES" ]; then
 fi
 # The root: the host's, or for another architecture the packages the VM runs,
 # unpacked (without their maintainer scripts, which the tests do not need).
-if [ "$ARCH" = "$(dpkg --print-architecture)" ]; then
+if [ -n "$OSSL" ]; then
+    ROOTPKGS=build-essential,cmake,pkg-config,libcmocka-dev,kmod,busybox-static,strace,procps,nginx,curl
+    ROOTPKGS+=,openssl$OFROM,libssl-dev$OFROM
+    ROOT=$CACHE/root-openssl-$OSSL-$(echo "$ROOTPKGS" | sha256sum | cut -c1-12)
+elif [ "$ARCH" = "$(dpkg --print-architecture)" ]; then
     ROOT=/
 else
     ROOTPKGS=bash,coreutils,dash,diffutils,findutils,grep,sed,kmod,busybox-static
@@ -97,7 +123,7 @@ else
 fi
 
 # --- host tools -----------------------------------------------------------
-PKGS=("$QPKG" kmod cpio)
+if [ -n "$NOVM" ]; then PKGS=(); else PKGS=("$QPKG" kmod cpio); fi
 [ -z "$SUITES" ] || PKGS+=(zstd)
 if [ -n "$CCSIM" ]; then
     [ "$ARCH" = amd64 ] || die "-c: the simulated CryptoCell is built for amd64 only"
@@ -118,7 +144,16 @@ exec 9>"$CACHE/.lock"
 flock 9     # serialise cache setup between concurrent runs
 
 # --- root of another architecture ------------------------------------------
-if [ "$ROOT" != / ] && [ ! -e "$ROOT/.done" ]; then
+if [ -n "$OSSL" ] && [ ! -e "$ROOT/.done" ]; then
+    echo "run.sh: making a root with OpenSSL $OSSL" >&2
+    rm -rf "$CACHE/root-openssl-$OSSL"-*
+    # shellcheck disable=SC2086
+    mapfile -t OSOURCES < <(sources $OSUITES)
+    mmdebstrap --quiet --variant=apt --include="$ROOTPKGS" \
+        --aptopt='Acquire::Check-Valid-Until "false"' --aptopt='Acquire::Languages "none"' \
+        "${OSUITES%% *}" "$ROOT" "${OSOURCES[@]}" >&2
+    touch "$ROOT/.done"
+elif [ "$ROOT" != / ] && [ ! -e "$ROOT/.done" ]; then
     echo "run.sh: making the $ARCH root" >&2
     rm -rf "$CACHE"/root-"$ARCH"-*
     . /etc/os-release
@@ -131,6 +166,32 @@ if [ "$ROOT" != / ] && [ ! -e "$ROOT/etc/passwd" ]; then
     printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' \
         >"$ROOT/etc/passwd"
     printf 'root:x:0:\nnogroup:x:65534:\n' >"$ROOT/etc/group"
+fi
+
+# --- per-run control share: parameters, job script, exit status -----------
+TREE=$(git rev-parse --show-toplevel 2>/dev/null || pwd)
+[ "$TREE" != / ] || die "refusing to share / read-write; run from a work tree"
+CTL=$(mktemp -d)
+trap 'rm -rf "$CTL"' EXIT
+printf 'TREE=%q\n' "$TREE" >"$CTL/params"
+{
+    printf 'cd -- %q || exit 125\n' "$PWD"
+    printf 'exec /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root USER=root'
+    while IFS= read -r v; do
+        [[ $v =~ ^(CCREE_|OPENSSL_)|^CI$ ]] && printf ' %q' "$v=${!v}"
+    done < <(compgen -e)
+    printf ' %q' "$@"
+    printf ' </dev/null\n'
+} >"$CTL/job.sh"
+
+if [ -n "$NOVM" ]; then
+    flock -u 9
+    # shellcheck disable=SC2016
+    unshare --mount --pid --fork --kill-child sh -c 'r=$1 t=$2 c=$3 && mount --make-rprivate / &&
+        mkdir -p "$r$t" "$r/run/ccree-vm" && mount --bind "$t" "$r$t" && mount --bind "$c" "$r/run/ccree-vm" &&
+        mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" && mount -t tmpfs tmpfs "$r/tmp" &&
+        exec chroot "$r" /bin/bash /run/ccree-vm/job.sh' sh "$ROOT" "$TREE" "$CTL"
+    exit
 fi
 
 # --- kernel ---------------------------------------------------------------
@@ -361,27 +422,11 @@ EOF
 fi
 flock -u 9
 
-# --- per-run control share: parameters, job script, exit status -----------
-TREE=$(git rev-parse --show-toplevel 2>/dev/null || pwd)
-[ "$TREE" != / ] || die "refusing to share / read-write; run from a work tree"
-CTL=$(mktemp -d)
-trap 'rm -rf "$CTL"' EXIT
-printf 'TREE=%q\n' "$TREE" >"$CTL/params"
+# --- boot -------------------------------------------------------------------
 if [ -n "$CCSIM" ]; then
     cp "$CBUILD/ccsim.ko" "$CTL/"
     echo "rev=${CCSIM//,/ }" >"$CTL/ccsim.params"
 fi
-{
-    printf 'cd -- %q || exit 125\n' "$PWD"
-    printf 'exec /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root USER=root'
-    while IFS= read -r v; do
-        [[ $v =~ ^(CCREE_|OPENSSL_)|^CI$ ]] && printf ' %q' "$v=${!v}"
-    done < <(compgen -e)
-    printf ' %q' "$@"
-    printf ' </dev/null\n'
-} >"$CTL/job.sh"
-
-# --- boot -------------------------------------------------------------------
 rc=0
 timeout "$TIMEOUT" "${QEMU[@]}" -accel tcg -m 2048 -smp 2 \
     -nographic -nodefaults -serial stdio -no-reboot \
