@@ -12,11 +12,15 @@
 #  3. openssl s_server -rev and s_client, both with ccree: lines sent, reversed, compared.
 #  4. Many connections to a worker short of file descriptors: see fd_limit.
 # "sh test/tls.sh bench": bulk download throughput with and without the provider (no test).
-# Needs nginx and curl (sh tools/deps.sh tls) and a build in build/. Under TCG it takes about
+# Needs nginx and curl (sh tools/deps.sh tls) and a build in build/ (or in $CCREE_BUILD,
+# e.g. one made for another OpenSSL: test/vm/run.sh -o). CCREE_TLS_CLIENTS: the clients of
+# nginx (default "curl s_client"). Under TCG it takes about
 # 2.5 minutes, most of it the 35 transfers of 4 MiB (README.md, "Tests": what is slow).
 set -eu
 cd "$(dirname "$0")/.."
 top=$PWD
+b=${CCREE_BUILD:-build}
+clients=${CCREE_TLS_CLIENTS:-curl s_client}
 port=18443 sport=18444
 T=$(mktemp -d)
 chmod 755 "$T" # nginx workers run as nobody
@@ -42,11 +46,11 @@ drivers=any
 cnf() {
   name=$1
   shift
-  sed -e "/^\[ccree_sect\]$/a module = $top/build/ccree.so" -e "s/^drivers = .*/drivers = $drivers/" \
+  sed -e "/^\[ccree_sect\]$/a module = $top/$b/ccree.so" -e "s/^drivers = .*/drivers = $drivers/" \
       "$@" conf/ccree.cnf >"$T/$name.cnf"
   if ! OPENSSL_CONF=$T/$name.cnf openssl list -providers | grep -q '^  ccree$'; then
     echo "ccree does not load with $T/$name.cnf:"
-    OPENSSL_CONF=$T/$name.cnf build/ccree-info
+    OPENSSL_CONF=$T/$name.cnf $b/ccree-info
     exit 1
   fi
 }
@@ -120,7 +124,7 @@ workers() { echo $(pgrep -P "$master"); }
 # Kernel ops, kernel bytes and software ops of algorithm $2 summed over the processes $3,
 # from the live statistics of $T/stats-$1 (read without OPENSSL_CONF: no provider needed).
 stats_of() {
-  build/ccree-info --stats "$T/stats-$1" |
+  $b/ccree-info --stats "$T/stats-$1" |
     awk -v alg="$2" -v pids=" $3 " 'index(pids, " " $1 " ") && $2 == alg {
       k += $5; b += $6; s += $7 } END { print k + 0, b + 0, s + 0 }'
 }
@@ -132,7 +136,7 @@ sim_driver_bytes() {
 
 # The driver the provider offloads algorithm $1 to under $T/any.cnf (none: software).
 provider_driver() {
-  OPENSSL_CONF=$T/any.cnf build/ccree-info |
+  OPENSSL_CONF=$T/any.cnf $b/ccree-info |
     awk -v alg="$1" '/^kernel TLS: / { exit } $1 == alg && $3 == "offload" { print $4 }'
 }
 # Algorithm $1's driver under $T/any.cnf and the bytes the simulated CryptoCell's counters
@@ -179,7 +183,7 @@ nginx_matrix() {
   echo "--- nginx, 2 workers, $1.cnf"
   start_nginx "$1" 2 || return 0
   while read -r v suite alg <&3; do
-    for client in curl s_client; do
+    for client in $clients; do
       what="$1 $client TLSv$v $suite:"
       t0=$(now)
       before=$(stats_of "$1" "$alg" "$(workers)") sb=$(sim_bytes "$alg")
@@ -312,9 +316,13 @@ fd_limit() {
 # proto, suite, algorithm, where its records go: OpenSSL keeps TLS 1.3 CCM out of kTLS
 # (ssl/ktls.c: "broken on 5.x kernels"), so those stay in user space, through the provider;
 # ChaCha20-Poly1305 is not CryptoCell's (the kernel's software runs it).
+# OpenSSL 3.0 and 3.1 keep TLS 1.3 AES-128-CCM out of kTLS (ssl/ktls.c); 3.2's record layer
+# (ssl/record/methods/ktls_meth.c) does not.
+ccm13=kernel
+openssl version | awk '{ split($2, v, "."); exit !(v[1] == 3 && v[2] < 2) }' && ccm13=user
 ktls_suites="1.3 TLS_AES_128_GCM_SHA256 AES-128-GCM kernel
 1.3 TLS_AES_256_GCM_SHA384 AES-256-GCM kernel
-1.3 TLS_AES_128_CCM_SHA256 AES-128-CCM user
+1.3 TLS_AES_128_CCM_SHA256 AES-128-CCM $ccm13
 1.2 ECDHE-RSA-AES128-GCM-SHA256 AES-128-GCM kernel
 1.2 ECDHE-RSA-AES256-GCM-SHA384 AES-256-GCM kernel
 1.2 AES128-CCM AES-128-CCM kernel
@@ -323,14 +331,14 @@ ktls_suites="1.3 TLS_AES_128_GCM_SHA256 AES-128-GCM kernel
 # The kernel TLS part of ccree-info under $T/any.cnf: counter $1's value (0 before the tls
 # module is loaded), or with -d, the driver the kernel takes for cipher $2.
 ktls_info() {
-  OPENSSL_CONF=$T/any.cnf build/ccree-info |
+  OPENSSL_CONF=$T/any.cnf $b/ccree-info |
     awk -v k="$1" -v c="${2:-}" '/^kernel TLS: / { on = 1 } on && k == "-d" && $1 == c { print $3 }
                                  on && $1 == k { n = $2 } END { if (k != "-d") print n + 0 }'
 }
 # The bytes of algorithm $1 that passed through the provider, kernel and software, in the
 # processes $2 (from $T/stats-any).
 provider_bytes() {
-  build/ccree-info --stats "$T/stats-any" |
+  $b/ccree-info --stats "$T/stats-any" |
     awk -v alg="$1" -v pids=" $2 " 'index(pids, " " $1 " ") && $2 == alg { b += $6 + $8 }
                                     END { print b + 0 }'
 }
@@ -346,7 +354,7 @@ ktls_matrix() {
     pb=$(provider_bytes AES-128-GCM "$(workers)")
     sum=$(fetch curl 1.3 TLS_AES_128_GCM_SHA256 2>"$T/client.err" | sha256sum | cut -d' ' -f1)
     dprov=$(($(provider_bytes AES-128-GCM "$(workers)") - pb))
-    why=$(OPENSSL_CONF=$T/any.cnf build/ccree-info | sed -n 's/^kernel TLS: //p')
+    why=$(OPENSSL_CONF=$T/any.cnf $b/ccree-info | sed -n 's/^kernel TLS: //p')
     what="kTLS without the tls module: $why; provider AES-128-GCM +$dprov bytes"
     if [ "$sum" = "$want" ] && [ ! -e /proc/net/tls_stat ] && [ "$dprov" -ge "$size" ] &&
        [ "$why" != "${why#tls module not loaded}" ]; then
@@ -357,7 +365,7 @@ ktls_matrix() {
     modprobe tls # README, nginx: loaded at boot
   fi
   while read -r v suite alg where <&3; do
-    for client in curl s_client; do
+    for client in $clients; do
       what="kTLS $client TLSv$v $suite, records in $where space:"
       t0=$(now)
       # The driver whose simulated counters must show the records, if any: kTLS's for an AES
@@ -396,7 +404,7 @@ ktls_matrix() {
   done 3<<EOF
 $ktls_suites
 EOF
-  OPENSSL_CONF=$T/any.cnf build/ccree-info | sed -n '/^kernel TLS: /,$p'
+  OPENSSL_CONF=$T/any.cnf $b/ccree-info | sed -n '/^kernel TLS: /,$p'
   clean_log
   stop_nginx
 }
