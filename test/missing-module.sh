@@ -17,6 +17,6 @@ if OPENSSL_CONF=$PWD/build/test/strict.cnf openssl dgst -sha256 -propquery provi
     exit 1
 fi
 grep 'algorithm not offloaded and fallback = no' /tmp/strict.err
-ctest --test-dir build --output-on-failure -R 'evp-any|aead|^mac$|paths|cli'
+ctest --test-dir build --output-on-failure -R 'evp-any|aead|^mac$|paths'
 ASAN_OPTIONS=verify_asan_link_order=0 ctest --test-dir build-asan --output-on-failure \
     -R 'evp-any|aead|paths|badinput|cleanse'
