@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -231,6 +233,51 @@ void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths)
             choose(d, a, v, n, restrict_lvl, p);
     }
     free(v);
+}
+
+void ccree_ident(struct ccree_ident *id)
+{
+    struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+    struct __user_cap_data_struct c[2] = { { 0 } };
+
+    id->pid = getpid();
+    id->euid = geteuid();
+    id->egid = getegid();
+    id->caps = syscall(SYS_capget, &h, c) == 0
+                   ? c[0].effective | (unsigned long long)c[1].effective << 32 : 0;
+}
+
+/* What Linux 7.3's allowlist asks of a privileged process. */
+static const char *privileged(const struct ccree_ident *id)
+{
+    return id->caps & (1ull << CAP_NET_ADMIN | 1ull << CAP_SYS_ADMIN)
+               ? "with CAP_NET_ADMIN or CAP_SYS_ADMIN"
+               : "without CAP_NET_ADMIN and CAP_SYS_ADMIN";
+}
+
+int ccree_refused(const struct ccree_ident *then, const char *name, char *why, size_t len)
+{
+    struct ccree_ident now;
+    int lvl = restrict_level();
+    char knob[40] = "";
+
+    ccree_ident(&now);
+    if (lvl >= 0)
+        snprintf(knob, sizeof(knob), "; af_alg_restrict = %d", lvl);
+    if (now.euid != then->euid || now.egid != then->egid || now.caps != then->caps)
+        snprintf(why, len,
+                 "bind of %s refused after load (%s): this process's credentials changed since "
+                 "(uid %ld %s at load, now uid %ld %s)%s",
+                 name, strerror(ENOENT), then->euid, privileged(then), now.euid, privileged(&now),
+                 knob);
+    else if (now.pid != then->pid)
+        snprintf(why, len,
+                 "bind of %s refused after load (%s): this process forked from %ld, which loaded "
+                 "the provider%s",
+                 name, strerror(ENOENT), then->pid, knob);
+    else
+        return 0;
+    return 1;
 }
 
 /* The AEADs of Linux's kernel TLS, by the names net/tls asks the crypto API for. */
