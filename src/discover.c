@@ -1,6 +1,7 @@
 /*
  * Discovery, once at load: which kernel driver AF_ALG binds for each algorithm, and whether
- * it counts as hardware. An algorithm is offloaded only when its chosen driver binds by name.
+ * it counts as hardware. An algorithm is offloaded only when its chosen driver binds by name,
+ * or when the kernel refuses names of drivers and every driver of the kernel name is accepted.
  */
 #include "afalg.h"
 
@@ -128,13 +129,18 @@ static int by_priority(const void *x, const void *y)
     return (a < b) - (a > b); /* highest first; a difference of ints can overflow */
 }
 
-/* Binds the accepted implementations of one algorithm by driver name, best first. */
+/*
+ * Binds the accepted implementations of one algorithm by driver name, best first; where the
+ * best is refused by name (ENOENT: Linux 7.2's mask, 7.3's allowlist) and every implementation
+ * is accepted, the kernel name, which bound at discovery, can resolve only to an accepted one:
+ * its sockets bind that. A failure names the best implementation tried.
+ */
 static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, struct impl *v, size_t n,
                    int restrict_lvl, struct ccree_path *p)
 {
     struct impl **c = calloc(n + 1, sizeof(*c));
-    size_t i, k = 0;
-    int fd;
+    size_t i, k = 0, accepted = 0;
+    int fd, first = 0;
 
     for (i = 0; c != NULL && i < n; i++)
         if (v[i].usable && strcmp(v[i].name, a->kname) == 0 && type_matches(a->kind, v[i].type))
@@ -149,13 +155,17 @@ static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, str
     for (i = 0; i < k; i++) {
         if (!driver_accepted(d, c[i]->driver))
             continue;
-        snprintf(p->driver, sizeof(p->driver), "%s", c[i]->driver);
         if ((fd = afalg_bind(a->kind, c[i]->driver)) >= 0) {
             close(fd);
+            snprintf(p->driver, sizeof(p->driver), "%s", c[i]->driver);
             p->offload = 1;
             p->reason[0] = '\0';
             break;
         }
+        if (accepted++ > 0)
+            continue;
+        first = -fd;
+        snprintf(p->driver, sizeof(p->driver), "%s", c[i]->driver);
         if (fd == -ENOENT && restrict_lvl > 0)
             snprintf(p->reason, sizeof(p->reason),
                      "bind of driver %s refused by af_alg_restrict = %d (its allowlist names no driver)",
@@ -164,6 +174,11 @@ static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, str
             snprintf(p->reason, sizeof(p->reason), "bind of driver %s failed: %s%s", c[i]->driver,
                      strerror(-fd),
                      fd == -ENOENT ? " (Linux 7.2+ binds only software implementations)" : "");
+    }
+    if (!p->offload && first == ENOENT && accepted == k) {
+        snprintf(p->driver, sizeof(p->driver), "%s", a->kname);
+        p->offload = 1;
+        p->reason[0] = '\0';
     }
     free(c);
 }

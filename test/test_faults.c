@@ -1,6 +1,7 @@
 /*
  * The kernel misbehaving, through the LD_PRELOAD shim test/fault.c (CCREE_FAULT), in the VM:
- * Linux 7.2+ and 7.3+ refusals are found at load, failing requests fall back to software
+ * Linux 7.2+ and 7.3+ refusals are found at load (under drivers = any, refused driver names
+ * leave the kernel name), failing requests fall back to software
  * (or fail clearly with fallback = no), a driver giving wrong answers or accepting any tag
  * fails the self-test at load, re-init with a new IV sends no key, and offload-min = auto (AUTO_CNF) follows the path
  * measured faster, with either made slower.
@@ -88,10 +89,35 @@ static void refused(const char *why)
     same_in_software();
 }
 
+/*
+ * Binds by driver name refused: under drivers = any every implementation is accepted, so the
+ * sockets bind the kernel name, which serves in the kernel; under a list, software.
+ */
 static void linux_7_2(void **state)
 {
+    static unsigned char a[LEN + 64], b[LEN + 64];
+    size_t i;
+
     (void)state;
-    refused("Linux 7.2+ binds only software implementations");
+    if (strcmp(CCREE_TEST_DRIVERS, "any") != 0) {
+        refused("Linux 7.2+ binds only software implementations");
+        return;
+    }
+    for (i = 0; i < NALGS; i++) {
+        tu_alg_info before = tu_alg(prov, algs[i]), after;
+        int n;
+
+        if (strcmp(before.state, "offload") != 0 || strcmp(before.driver, before.kname) != 0)
+            fail_msg("%s: %s, driver %s, \"%s\" (expected offload through %s)", algs[i],
+                     before.state, before.driver, before.reason, before.kname);
+        n = crypt(NULL, algs[i], "provider=ccree", a);
+        assert_true(n > 0);
+        assert_int_equal(crypt(NULL, algs[i], "provider=default", b), n);
+        assert_memory_equal(a, b, n);
+        after = tu_alg(prov, algs[i]);
+        if (after.offload_ops <= before.offload_ops)
+            fail_msg("%s: no kernel op", algs[i]);
+    }
 }
 
 static void linux_7_3(void **state)
