@@ -84,18 +84,17 @@ static int run(size_t i, const char *props, unsigned char *out)
     return n;
 }
 
-/* af_alg_restrict, or -1 where the kernel has none. */
+/* af_alg_restrict, read here rather than through the provider; -1 where the kernel has none. */
 static int restrict_level(void)
 {
+    char v[16] = "";
     FILE *f = fopen("/proc/sys/crypto/af_alg_restrict", "re");
-    int level = -1;
 
-    if (f != NULL) {
-        if (fscanf(f, "%d", &level) != 1)
-            level = -1;
+    if (f != NULL && fgets(v, sizeof(v), f) == NULL)
+        v[0] = '\0';
+    if (f != NULL)
         fclose(f);
-    }
-    return level;
+    return v[0] >= '0' && v[0] <= '9' ? atoi(v) : -1;
 }
 
 /*
