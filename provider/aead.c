@@ -125,7 +125,7 @@ static int kernel_ready(struct aead_ctx *c, size_t authsize)
     if (ccree_sock_valid(&c->op) && c->op_authsize == authsize)
         return 1;
     ccree_sock_close(&c->op); /* the tag length belongs to the kernel transform */
-    fd = afalg_open(CCREE_AEAD, c->prov->path[c->idx].driver, c->key, c->alg->keylen, authsize, 1);
+    fd = ccree_open(c->prov, c->idx, c->key, c->alg->keylen, authsize, 1);
     if (fd < 0)
         return fd;
     ccree_sock_set(&c->op, fd);

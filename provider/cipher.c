@@ -111,8 +111,7 @@ static int kernel_ready(struct cipher_ctx *c)
 
     if (ccree_sock_valid(&c->op))
         return 1;
-    fd = afalg_open(CCREE_SKCIPHER, c->prov->path[c->idx].driver, c->key, c->alg->keylen, 0,
-                    ccree_whole(c->idx));
+    fd = ccree_open(c->prov, c->idx, c->key, c->alg->keylen, 0, ccree_whole(c->idx));
     if (fd < 0)
         return fd;
     ccree_sock_set(&c->op, fd);

@@ -115,7 +115,7 @@ static int kernel_open(struct hash_ctx *h)
     if (ccree_sock_valid(&h->op))
         return 0;
     fd = h->mac == NONE ? ccree_pool_take(h->idx, h->prov) : -1;
-    if (fd < 0 && (fd = afalg_open(CCREE_HASH, h->prov->path[h->idx].driver, h->key, h->keylen, 0, 0)) < 0)
+    if (fd < 0 && (fd = ccree_open(h->prov, h->idx, h->key, h->keylen, 0, 0)) < 0)
         return fd;
     ccree_sock_set(&h->op, fd);
     return 0;

@@ -1,5 +1,6 @@
 /* Provider entry point: configuration, discovery, the algorithm lists and provider params. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,38 @@ int ccree_check_path(const struct ccree_prov *p, size_t idx)
         return 1;
     CCREE_RAISE(p, CCREE_R_NOT_OFFLOADED, "%s: %s", ccree_algs[idx].kname, p->path[idx].reason);
     return 0;
+}
+
+/* Algorithm idx, and every row of its kernel algorithm, to software in this process. */
+static void refused(struct ccree_prov *p, size_t idx)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    const struct ccree_alg *a = &ccree_algs[idx];
+    char why[CCREE_REASON_MAX];
+    size_t i;
+
+    if (!ccree_refused(&p->ident, p->path[idx].driver, why, sizeof(why)))
+        return;
+    pthread_mutex_lock(&lock);
+    for (i = 0; i < CCREE_NALGS; i++) {
+        if (ccree_algs[i].kind != a->kind || strcmp(ccree_algs[i].kname, a->kname) != 0
+            || !p->path[i].offload)
+            continue;
+        memcpy(p->path[i].reason, why, sizeof(why));
+        p->path[i].offload = 0; /* after the reason: a reader of a cleared path finds it */
+        ccree_stats_software(i, why);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+int ccree_open(struct ccree_prov *p, size_t idx, const unsigned char *key, size_t keylen,
+               size_t authsize, int whole)
+{
+    int tfm = afalg_bind(ccree_algs[idx].kind, p->path[idx].driver);
+
+    if (tfm == -ENOENT)
+        refused(p, idx);
+    return tfm < 0 ? tfm : afalg_open(tfm, ccree_algs[idx].kind, key, keylen, authsize, whole);
 }
 
 int ccree_kernel_failed(const struct ccree_prov *p, size_t idx, int err, int clobbered)
@@ -473,6 +506,7 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
         teardown(p);
         return 0;
     }
+    ccree_ident(&p->ident);
     ccree_discover(&p->drivers, p->path);
     if (!CRYPTO_THREAD_run_once(&once, build_dispatch) || dispatch_full || !ccree_fork_setup()
         || !load_software(p, in)) {

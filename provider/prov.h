@@ -39,6 +39,7 @@ struct ccree_prov {
     int stats_err;       /* -errno when the statistics file could not be made */
     OSSL_PROVIDER *legacy; /* single DES; NULL where it is not installed */
     struct ccree_path path[CCREE_NALGS];
+    struct ccree_ident ident; /* the process discovery ran in */
     const char *sw_props[CCREE_NALGS]; /* where software has it (a MAC: its digest or cipher) */
     EVP_CIPHER *sw_cipher[CCREE_NALGS];
     /* an AEAD whose software refuses a parameter given twice (OpenSSL 3.6 on; 3.0 takes it) */
@@ -99,6 +100,13 @@ int ccree_tls_cbc_unpad(int version, unsigned char *rec, size_t *len, size_t bs,
 int ccree_choose(struct ccree_prov *p, size_t idx, size_t len, struct ccree_choice *ch);
 void ccree_start(struct ccree_choice *ch);
 void ccree_ran(struct ccree_prov *p, const struct ccree_choice *ch);
+/*
+ * A keyed op socket of algorithm idx, or -errno. A bind the kernel refuses (ENOENT) in a
+ * process other than discovery's, or after its credentials changed, makes the algorithm
+ * software in this process (ccree_refused).
+ */
+int ccree_open(struct ccree_prov *p, size_t idx, const unsigned char *key, size_t keylen,
+               size_t authsize, int whole);
 /* At init: fails with an error when the algorithm has no kernel path and fallback = no. */
 int ccree_check_path(const struct ccree_prov *p, size_t idx);
 /*

@@ -34,8 +34,8 @@ static int kernel_answer(struct ccree_prov *p, size_t idx, int enc, const unsign
                            .inlen = MSG, .out = &o, .nout = 1, .outlen = MSG };
     int fd, err;
 
-    fd = afalg_open(a->kind, p->path[idx].driver, ccree_op(idx) != CCREE_OP_DIGEST ? key : NULL,
-                    key_length(a), 0, ccree_whole(idx));
+    fd = ccree_open(p, idx, ccree_op(idx) != CCREE_OP_DIGEST ? key : NULL, key_length(a), 0,
+                    ccree_whole(idx));
     if (fd < 0)
         return fd;
     if (a->kind != CCREE_HASH)

@@ -73,13 +73,11 @@ static int answer_room(int op, int whole)
     return (got & ~(page - 1)) >= AFALG_MAX_REQUEST + page ? 0 : -ENOBUFS;
 }
 
-int afalg_open(enum ccree_kind kind, const char *driver, const unsigned char *key, size_t keylen,
+int afalg_open(int tfm, enum ccree_kind kind, const unsigned char *key, size_t keylen,
                size_t authsize, int whole)
 {
-    int tfm = afalg_bind(kind, driver), op, err;
+    int op, err;
 
-    if (tfm < 0)
-        return tfm;
     if ((key != NULL && setsockopt(tfm, SOL_ALG, ALG_SET_KEY, key, keylen) < 0)
         || (authsize != 0 && setsockopt(tfm, SOL_ALG, ALG_SET_AEAD_AUTHSIZE, NULL, authsize) < 0)
         || (op = accept4(tfm, NULL, NULL, SOCK_CLOEXEC)) < 0) {

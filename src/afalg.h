@@ -13,8 +13,11 @@
 const char *afalg_type(enum ccree_kind kind);
 int afalg_available(void);
 int afalg_bind(enum ccree_kind kind, const char *name);
-/* A keyed op socket; with whole, one that takes AFALG_MAX_REQUEST in one answer, or -ENOBUFS. */
-int afalg_open(enum ccree_kind kind, const char *driver, const unsigned char *key, size_t keylen,
+/*
+ * A keyed op socket of the bound socket tfm, which it closes; with whole, one that takes
+ * AFALG_MAX_REQUEST in one answer, or -ENOBUFS.
+ */
+int afalg_open(int tfm, enum ccree_kind kind, const unsigned char *key, size_t keylen,
                size_t authsize, int whole);
 int afalg_clone(int op);
 void afalg_close(int *fd);
@@ -51,14 +54,30 @@ struct ccree_drivers {
     char list[128]; /* comma-separated suffixes: "ccree" accepts "cbc-aes-ccree" */
 };
 
+#define CCREE_REASON_MAX 400
+
 struct ccree_path {
-    int offload;
-    char driver[128];  /* the driver bound, or the best one seen */
-    char reason[400];  /* why not offloaded */
+    _Atomic int offload; /* set at load; cleared after, when the kernel refuses (ccree_refused) */
+    char driver[128];    /* the name sockets bind: a driver, or the kernel name (see README) */
+    char reason[CCREE_REASON_MAX]; /* why not offloaded */
 };
 
 int ccree_drivers_parse(struct ccree_drivers *d, const char *value);
 void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths);
+
+/* Who a process is to AF_ALG's allowlist: taken at discovery, compared after. */
+struct ccree_ident {
+    long pid, euid, egid;
+    unsigned long long caps; /* effective capabilities */
+};
+
+void ccree_ident(struct ccree_ident *id);
+/*
+ * A bind of name refused with ENOENT after load: 1 with why when this process is not the
+ * one discovery ran in (a forked child), or its credentials changed since (a drop to an
+ * unprivileged user); 0 when it is that process, unchanged.
+ */
+int ccree_refused(const struct ccree_ident *then, const char *name, char *why, size_t len);
 /*
  * The kernel TLS path, now: tab-separated lines "module STATE", then per kTLS cipher "cipher
  * NAME KERNEL-NAME DRIVER PRIORITY hardware|software|- WHY" (the implementation the kernel would

@@ -1,6 +1,7 @@
 /*
  * Discovery, once at load: which kernel driver AF_ALG binds for each algorithm, and whether
- * it counts as hardware. An algorithm is offloaded only when its chosen driver binds by name.
+ * it counts as hardware. An algorithm is offloaded only when its chosen driver binds by name,
+ * or when the kernel refuses names of drivers and every driver of the kernel name is accepted.
  */
 #include "afalg.h"
 
@@ -10,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -126,13 +129,18 @@ static int by_priority(const void *x, const void *y)
     return (a < b) - (a > b); /* highest first; a difference of ints can overflow */
 }
 
-/* Binds the accepted implementations of one algorithm by driver name, best first. */
+/*
+ * Binds the accepted implementations of one algorithm by driver name, best first; where the
+ * best is refused by name (ENOENT: Linux 7.2's mask, 7.3's allowlist) and every implementation
+ * is accepted, the kernel name, which bound at discovery, can resolve only to an accepted one:
+ * its sockets bind that. A failure names the best implementation tried.
+ */
 static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, struct impl *v, size_t n,
                    int restrict_lvl, struct ccree_path *p)
 {
     struct impl **c = calloc(n + 1, sizeof(*c));
-    size_t i, k = 0;
-    int fd;
+    size_t i, k = 0, accepted = 0;
+    int fd, first = 0;
 
     for (i = 0; c != NULL && i < n; i++)
         if (v[i].usable && strcmp(v[i].name, a->kname) == 0 && type_matches(a->kind, v[i].type))
@@ -147,13 +155,17 @@ static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, str
     for (i = 0; i < k; i++) {
         if (!driver_accepted(d, c[i]->driver))
             continue;
-        snprintf(p->driver, sizeof(p->driver), "%s", c[i]->driver);
         if ((fd = afalg_bind(a->kind, c[i]->driver)) >= 0) {
             close(fd);
+            snprintf(p->driver, sizeof(p->driver), "%s", c[i]->driver);
             p->offload = 1;
             p->reason[0] = '\0';
             break;
         }
+        if (accepted++ > 0)
+            continue;
+        first = -fd;
+        snprintf(p->driver, sizeof(p->driver), "%s", c[i]->driver);
         if (fd == -ENOENT && restrict_lvl > 0)
             snprintf(p->reason, sizeof(p->reason),
                      "bind of driver %s refused by af_alg_restrict = %d (its allowlist names no driver)",
@@ -162,6 +174,11 @@ static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, str
             snprintf(p->reason, sizeof(p->reason), "bind of driver %s failed: %s%s", c[i]->driver,
                      strerror(-fd),
                      fd == -ENOENT ? " (Linux 7.2+ binds only software implementations)" : "");
+    }
+    if (!p->offload && first == ENOENT && accepted == k) {
+        snprintf(p->driver, sizeof(p->driver), "%s", a->kname);
+        p->offload = 1;
+        p->reason[0] = '\0';
     }
     free(c);
 }
@@ -231,6 +248,51 @@ void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths)
             choose(d, a, v, n, restrict_lvl, p);
     }
     free(v);
+}
+
+void ccree_ident(struct ccree_ident *id)
+{
+    struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+    struct __user_cap_data_struct c[2] = { { 0 } };
+
+    id->pid = getpid();
+    id->euid = geteuid();
+    id->egid = getegid();
+    id->caps = syscall(SYS_capget, &h, c) == 0
+                   ? c[0].effective | (unsigned long long)c[1].effective << 32 : 0;
+}
+
+/* What Linux 7.3's allowlist asks of a privileged process. */
+static const char *privileged(const struct ccree_ident *id)
+{
+    return id->caps & (1ull << CAP_NET_ADMIN | 1ull << CAP_SYS_ADMIN)
+               ? "with CAP_NET_ADMIN or CAP_SYS_ADMIN"
+               : "without CAP_NET_ADMIN and CAP_SYS_ADMIN";
+}
+
+int ccree_refused(const struct ccree_ident *then, const char *name, char *why, size_t len)
+{
+    struct ccree_ident now;
+    int lvl = restrict_level();
+    char knob[40] = "";
+
+    ccree_ident(&now);
+    if (lvl >= 0)
+        snprintf(knob, sizeof(knob), "; af_alg_restrict = %d", lvl);
+    if (now.euid != then->euid || now.egid != then->egid || now.caps != then->caps)
+        snprintf(why, len,
+                 "bind of %s refused after load (%s): this process's credentials changed since "
+                 "(uid %ld %s at load, now uid %ld %s)%s",
+                 name, strerror(ENOENT), then->euid, privileged(then), now.euid, privileged(&now),
+                 knob);
+    else if (now.pid != then->pid)
+        snprintf(why, len,
+                 "bind of %s refused after load (%s): this process forked from %ld, which loaded "
+                 "the provider%s",
+                 name, strerror(ENOENT), then->pid, knob);
+    else
+        return 0;
+    return 1;
 }
 
 /* The AEADs of Linux's kernel TLS, by the names net/tls asks the crypto API for. */

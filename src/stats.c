@@ -251,6 +251,8 @@ int ccree_stats_open(const char *dir, const struct ccree_path *paths)
             head.offload[i] = (uint8_t)paths[i].offload;
             ccree_name(i, head.name[i]);
             memcpy(head.driver[i], paths[i].driver, sizeof(head.driver[i]));
+            snprintf(head.reason[i], sizeof(head.reason[i]), "%s",
+                     head.offload[i] ? "" : paths[i].reason);
         }
         if ((f = make(dir, &head, 1)) == NULL) {
             err = -errno;
@@ -284,6 +286,17 @@ void ccree_stats_forked(void)
         munmap(mapped, sizeof(*mapped));
     mapped = f;
     pthread_mutex_unlock(&lock); /* taken by ccree_stats_prepare() */
+}
+
+void ccree_stats_software(size_t idx, const char *why)
+{
+    pthread_mutex_lock(&lock);
+    if (mapped != NULL) {
+        snprintf(mapped->reason[idx], sizeof(mapped->reason[idx]), "%s", why);
+        atomic_thread_fence(memory_order_release); /* a reader sees the reason with the path */
+        mapped->offload[idx] = 0;
+    }
+    pthread_mutex_unlock(&lock);
 }
 
 void ccree_stats_file(char *buf, size_t len)

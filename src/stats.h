@@ -10,7 +10,7 @@
 
 #include "afalg.h"
 
-#define CCREE_STATS_MAGIC "ccree-s2"
+#define CCREE_STATS_MAGIC "ccree-s3"
 
 struct ccree_stats_file {
     char magic[8];
@@ -20,6 +20,7 @@ struct ccree_stats_file {
     uint8_t offload[CCREE_NALGS];
     char name[CCREE_NALGS][CCREE_NAME_MAX];
     char driver[CCREE_NALGS][128];
+    char reason[CCREE_NALGS][CCREE_REASON_MAX]; /* of a software algorithm */
     struct ccree_stats stats[CCREE_NALGS];
 };
 
@@ -29,6 +30,8 @@ struct ccree_stats_file {
  * changed (-EPERM: every user may write to DIR).
  */
 int ccree_stats_open(const char *dir, const struct ccree_path *paths);
+/* Algorithm idx runs in software in this process from now on, for this reason. */
+void ccree_stats_software(size_t idx, const char *why);
 /* This process's file, or "" when its counters are in memory only. */
 void ccree_stats_file(char *buf, size_t len);
 /* Around fork (src/sock.c): the parent holds the statistics still; the child gets its own. */

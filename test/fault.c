@@ -3,6 +3,8 @@
  * and counts the keys sent to the kernel (ccree_fault_keys). CCREE_FAULT selects:
  *   bind-driver  binds of driver names (they contain '-') fail with ENOENT, as on Linux 7.2+
  *   bind-all     every bind fails with ENOENT and af_alg_restrict reads 1, as on Linux 7.3+
+ *   bind-unprivileged  af_alg_restrict reads 1, and a process that is not root binds only sha1
+ *                and xts(aes) (ENOENT for other names), as Linux 7.3's unprivileged allowlist
  *   request-eio  requests (sendmsg) of more than 4 KiB fail with EIO (the self-test at load,
  *                smaller, passes)
  *   corrupt      the first byte of every answer (recv, recvmsg) is flipped
@@ -38,6 +40,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -119,8 +122,12 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
     int (*real)(int, const struct sockaddr *, socklen_t) = dlsym(RTLD_NEXT, "bind");
     const struct sockaddr_alg *a = (const struct sockaddr_alg *)sa;
 
+    const char *name = (const char *)a->salg_name;
+
     if (sa->sa_family == AF_ALG
-        && (fault("bind-all") || (fault("bind-driver") && strchr((const char *)a->salg_name, '-')))) {
+        && (fault("bind-all") || (fault("bind-driver") && strchr(name, '-'))
+            || (fault("bind-unprivileged") && geteuid() != 0 && strcmp(name, "sha1") != 0
+                && strcmp(name, "xts(aes)") != 0))) {
         errno = ENOENT;
         return -1;
     }
@@ -174,7 +181,8 @@ EXPORT FILE *fopen(const char *path, const char *mode)
     FILE *(*real)(const char *, const char *) = dlsym(RTLD_NEXT, "fopen");
     static char restricted[] = "1\n";
 
-    if (fault("bind-all") && strcmp(path, "/proc/sys/crypto/af_alg_restrict") == 0)
+    if ((fault("bind-all") || fault("bind-unprivileged"))
+        && strcmp(path, "/proc/sys/crypto/af_alg_restrict") == 0)
         return fmemopen(restricted, sizeof(restricted) - 1, "r");
     return real(path, mode);
 }

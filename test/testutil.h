@@ -536,6 +536,19 @@ static inline int tu_require_offload(void)
 }
 
 /*
+ * Why the kernel forbids offloading this algorithm (Linux 7.3's af_alg_restrict refused its
+ * bind), or NULL: a test that needs offload skips it, saying so. Never with
+ * CCREE_REQUIRE_OFFLOAD=1, where offload must be shown.
+ */
+static inline const char *tu_kernel_forbids(const tu_alg_info *a)
+{
+    if (tu_require_offload() || strcmp(a->state, "software") != 0
+        || strstr(a->reason, "af_alg_restrict = ") == NULL)
+        return NULL;
+    return a->reason;
+}
+
+/*
  * Whether /proc/crypto has an implementation named kname whose driver the test
  * configurations' drivers (CCREE_TEST_DRIVERS: any, or one suffix such as ccree) accept.
  */

@@ -2,6 +2,7 @@
  * ccree-info: what the ccree provider offloads in this process's configuration, and why not;
  * with --stats DIR, the live counters of the processes that keep statistics in DIR.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -109,7 +110,17 @@ static int driver_ok(const char *d, size_t len)
                                 "0123456789-_.,()") == n;
 }
 
-/* Whether every algorithm of f is this version's, with a path and a valid driver name. */
+/* Whether a reason is printable text, and ends. */
+static int reason_ok(const char *r, size_t len)
+{
+    size_t n = strnlen(r, len), i;
+
+    for (i = 0; i < n && isprint((unsigned char)r[i]); i++)
+        ;
+    return n < len && i == n;
+}
+
+/* Whether every algorithm of f is this version's, with a path, a valid driver name and reason. */
 static int parsed(const struct ccree_stats_file *f)
 {
     char name[CCREE_NAME_MAX];
@@ -117,7 +128,8 @@ static int parsed(const struct ccree_stats_file *f)
 
     for (i = 0; i < CCREE_NALGS; i++)
         if (strncmp(f->name[i], ccree_name(i, name), CCREE_NAME_MAX) != 0 || f->offload[i] > 1
-            || !driver_ok(f->driver[i], sizeof(f->driver[i])))
+            || !driver_ok(f->driver[i], sizeof(f->driver[i]))
+            || !reason_ok(f->reason[i], sizeof(f->reason[i])))
             return 0;
     return 1;
 }
@@ -133,10 +145,11 @@ static void print_file(const struct ccree_stats_file *f)
 
         if (s->ops[0] + s->ops[1] + s->bytes[0] + s->bytes[1] == 0)
             continue;
-        printf("%ld %s %s %s %llu %llu %llu %llu\n", (long)f->pid, ccree_name(i, name),
+        printf("%ld %s %s %s %llu %llu %llu %llu %s\n", (long)f->pid, ccree_name(i, name),
                f->offload[i] ? "offload" : "software", f->driver[i][0] ? f->driver[i] : "-",
                (unsigned long long)s->ops[0], (unsigned long long)s->bytes[0],
-               (unsigned long long)s->ops[1], (unsigned long long)s->bytes[1]);
+               (unsigned long long)s->ops[1], (unsigned long long)s->bytes[1],
+               f->offload[i] || !f->reason[i][0] ? "-" : f->reason[i]);
     }
 }
 
@@ -158,7 +171,7 @@ static int live(const char *dir)
         return 1;
     }
     ccree_stats_pidns(ns);
-    printf("pid algorithm path driver kernel-ops kernel-bytes sw-ops sw-bytes\n");
+    printf("pid algorithm path driver kernel-ops kernel-bytes sw-ops sw-bytes why-not\n");
     while ((e = readdir(d)) != NULL) {
         pid_t pid = ccree_stats_pid(e->d_name);
         uid_t owner;
