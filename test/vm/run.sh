@@ -187,9 +187,10 @@ printf 'TREE=%q\n' "$TREE" >"$CTL/params"
 if [ -n "$NOVM" ]; then
     flock -u 9
     # shellcheck disable=SC2016
+    # (the tree after /tmp's tmpfs, which would hide a tree under /tmp)
     unshare --mount --pid --fork --kill-child sh -c 'r=$1 t=$2 c=$3 && mount --make-rprivate / &&
-        mkdir -p "$r$t" "$r/run/ccree-vm" && mount --bind "$t" "$r$t" && mount --bind "$c" "$r/run/ccree-vm" &&
         mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" && mount -t tmpfs tmpfs "$r/tmp" &&
+        mkdir -p "$r$t" "$r/run/ccree-vm" && mount --bind "$t" "$r$t" && mount --bind "$c" "$r/run/ccree-vm" &&
         exec chroot "$r" /bin/bash /run/ccree-vm/job.sh' sh "$ROOT" "$TREE" "$CTL"
     exit
 fi
