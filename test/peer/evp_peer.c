@@ -910,7 +910,9 @@ static const char *mac_oneshot(const test *t, mparams *m)
     const char *err = "EVP_Q_mac failed";
 
     if (got != NULL && (p = flat_input(t, 0, &mem, &n)) != NULL
-        && EVP_Q_mac(NULL, t->alg, PROPS, t->sub, m->p, t->key.p, t->key.n, p, n, got,
+        /* "?": OpenSSL 4.0's EVP_Q_mac gives its properties to the digest fetch too, and
+         * "provider=ccree" cannot fetch a digest ccree does not offer (SHA3 for HMAC) */
+        && EVP_Q_mac(NULL, t->alg, "?" PROPS, t->sub, m->p, t->key.p, t->key.n, p, n, got,
                      t->output.n + 64, &len) != NULL
         && same(&t->output, got, len))
         err = NULL;
