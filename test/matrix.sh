@@ -46,11 +46,11 @@ mkdir -p "$OUT"
 sh test/peer/fetch.sh >/dev/null
 peer=$(sh test/peer/fetch.sh --dir)
 
-# The build for OpenSSL $1, once per run; prints its directory.
+# The build for OpenSSL $1 into $b, once per run.
 built=
 build() {
     if [ "$1" = 3.0 ]; then b=build; else b=build-o$1; fi
-    case " $built " in *" $b "*) echo "$b"; return ;; esac
+    case " $built " in *" $b "*) return ;; esac
     set -- cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=RelWithDebInfo
     if [ "$b" = build ]; then "$@" && cmake --build "$b" -j2
     else test/vm/run.sh -o "${b#build-o}" -n -- sh -c "$* && cmake --build $b -j2"
@@ -58,7 +58,6 @@ build() {
     # the roots have no copy of this machine's evp_test data
     [ "$b" = build ] || { rm -rf "$b/peer-data" && cp -r "$peer" "$b/peer-data"; }
     built="$built $b"
-    echo "$b"
 }
 # ctest's summary of log $1: "N/M passed, S skipped".
 summary() {
@@ -73,7 +72,7 @@ rows=
 for cell in $CELLS; do
     tls=${cell#*+}; [ "$tls" != "$cell" ] || tls=
     cell=${cell%+tls} k=${cell%/*} o=${cell#*/}
-    b=$(build "$o")
+    build "$o"
     log=$OUT/$k-$o
     oopt=; [ "$o" = 3.0 ] || oopt="-o $o"
     echo "matrix.sh: $k/$o ..." >&2
