@@ -122,6 +122,26 @@ static int restrict_level(void)
     return level;
 }
 
+void ccree_ident(struct ccree_ident *id)
+{
+    struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+    struct __user_cap_data_struct c[2] = { { 0 } };
+
+    id->pid = getpid();
+    id->euid = geteuid();
+    id->egid = getegid();
+    id->caps = syscall(SYS_capget, &h, c) == 0
+                   ? c[0].effective | (unsigned long long)c[1].effective << 32 : 0;
+}
+
+/* What Linux 7.3's allowlist asks of a privileged process. */
+static const char *privileged(const struct ccree_ident *id)
+{
+    return id->caps & (1ull << CAP_NET_ADMIN | 1ull << CAP_SYS_ADMIN)
+               ? "with CAP_NET_ADMIN or CAP_SYS_ADMIN"
+               : "without CAP_NET_ADMIN and CAP_SYS_ADMIN";
+}
+
 static int by_priority(const void *x, const void *y)
 {
     int a = (*(struct impl *const *)x)->priority, b = (*(struct impl *const *)y)->priority;
@@ -136,7 +156,7 @@ static int by_priority(const void *x, const void *y)
  * its sockets bind that. A failure names the best implementation tried.
  */
 static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, struct impl *v, size_t n,
-                   int restrict_lvl, struct ccree_path *p)
+                   const char *restricted, struct ccree_path *p)
 {
     struct impl **c = calloc(n + 1, sizeof(*c));
     size_t i, k = 0, accepted = 0;
@@ -166,10 +186,10 @@ static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, str
             continue;
         first = -fd;
         snprintf(p->driver, sizeof(p->driver), "%s", c[i]->driver);
-        if (fd == -ENOENT && restrict_lvl > 0)
+        if (fd == -ENOENT && *restricted)
             snprintf(p->reason, sizeof(p->reason),
-                     "bind of driver %s refused by af_alg_restrict = %d (its allowlist names no driver)",
-                     c[i]->driver, restrict_lvl);
+                     "bind of driver %s refused by %s (its allowlist names no driver)",
+                     c[i]->driver, restricted);
         else
             snprintf(p->reason, sizeof(p->reason), "bind of driver %s failed: %s%s", c[i]->driver,
                      strerror(-fd),
@@ -199,6 +219,8 @@ void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths)
 {
     int bound[CCREE_NKINDS] = { 0 }, restrict_lvl = restrict_level(), fd;
     int err[CCREE_NALGS] = { 0 };
+    char restricted[96] = ""; /* the allowlist this process gets, if any */
+    struct ccree_ident me;
     struct impl *v = NULL;
     size_t i, n = 0;
 
@@ -211,6 +233,10 @@ void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths)
                      why, restrict_lvl == 2 ? " (af_alg_restrict = 2)" : "");
         return;
     }
+    ccree_ident(&me);
+    if (restrict_lvl > 0)
+        snprintf(restricted, sizeof(restricted), "af_alg_restrict = %d to a process %s",
+                 restrict_lvl, privileged(&me));
     /* Binding the generic name first also instantiates template algorithms such as cbc(aes). */
     for (i = 0; i < CCREE_NALGS; i++) {
         if (same_as_earlier(i) < i)
@@ -230,9 +256,8 @@ void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths)
 
         if (j < i)
             *p = paths[j];
-        else if (err[i] == ENOENT && restrict_lvl > 0)
-            snprintf(p->reason, sizeof(p->reason), "bind refused by af_alg_restrict = %d",
-                     restrict_lvl);
+        else if (err[i] == ENOENT && *restricted)
+            snprintf(p->reason, sizeof(p->reason), "bind refused by %s", restricted);
         else if (err[i] == ENOENT && !bound[a->kind])
             snprintf(p->reason, sizeof(p->reason), "module algif_%s missing (bind: %s)",
                      afalg_type(a->kind), strerror(err[i]));
@@ -245,29 +270,9 @@ void ccree_discover(const struct ccree_drivers *d, struct ccree_path *paths)
         else if (v == NULL)
             snprintf(p->reason, sizeof(p->reason), "cannot read /proc/crypto");
         else
-            choose(d, a, v, n, restrict_lvl, p);
+            choose(d, a, v, n, restricted, p);
     }
     free(v);
-}
-
-void ccree_ident(struct ccree_ident *id)
-{
-    struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-    struct __user_cap_data_struct c[2] = { { 0 } };
-
-    id->pid = getpid();
-    id->euid = geteuid();
-    id->egid = getegid();
-    id->caps = syscall(SYS_capget, &h, c) == 0
-                   ? c[0].effective | (unsigned long long)c[1].effective << 32 : 0;
-}
-
-/* What Linux 7.3's allowlist asks of a privileged process. */
-static const char *privileged(const struct ccree_ident *id)
-{
-    return id->caps & (1ull << CAP_NET_ADMIN | 1ull << CAP_SYS_ADMIN)
-               ? "with CAP_NET_ADMIN or CAP_SYS_ADMIN"
-               : "without CAP_NET_ADMIN and CAP_SYS_ADMIN";
 }
 
 int ccree_refused(const struct ccree_ident *then, const char *name, char *why, size_t len)
