@@ -62,7 +62,7 @@ int ccree_check_path(const struct ccree_prov *p, size_t idx)
 }
 
 /* Algorithm idx, and every row of its kernel algorithm, to software in this process. */
-static void refused(struct ccree_prov *p, size_t idx)
+static void lose_offload(struct ccree_prov *p, size_t idx)
 {
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     const struct ccree_alg *a = &ccree_algs[idx];
@@ -89,7 +89,7 @@ int ccree_open(struct ccree_prov *p, size_t idx, const unsigned char *key, size_
     int tfm = afalg_bind(ccree_algs[idx].kind, p->path[idx].driver);
 
     if (tfm == -ENOENT)
-        refused(p, idx);
+        lose_offload(p, idx);
     return tfm < 0 ? tfm : afalg_open(tfm, ccree_algs[idx].kind, key, keylen, authsize, whole);
 }
 
