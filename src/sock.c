@@ -52,6 +52,10 @@ void ccree_sock_set(struct ccree_sock *s, int fd)
 
 void ccree_sock_track(struct ccree_sock *s, int on)
 {
+    if (!s->listed) { /* fork's handlers see only listed sockets; only the owner lists it */
+        s->tracked = on;
+        return;
+    }
     pthread_mutex_lock(&lock);
     s->tracked = on;
     pthread_mutex_unlock(&lock);
