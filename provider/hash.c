@@ -30,7 +30,7 @@ struct hash_ctx {
     size_t buflen, size, cap; /* the buffer grows to cap as a message needs it */
     size_t used;              /* the most of it this message used: wiped at its end */
     struct ccree_sock op; /* tracked across fork() while the kernel holds a message */
-    EVP_MD_CTX *md;       /* a digest in software */
+    void *md;             /* a digest in software: the software provider's context */
     EVP_MAC_CTX *sw;      /* a MAC in software, keyed and set up as this context */
     size_t named;         /* a MAC: the row of the digest or cipher named, in effect with a key */
     unsigned char *key;   /* a MAC's key, for the kernel */
@@ -75,13 +75,18 @@ static int choose(const struct hash_ctx *h, size_t len, struct ccree_choice *ch)
 
 /* --- the message engine -------------------------------------------------------------------- */
 
+static const struct ccree_sw_digest *sd(const struct hash_ctx *h)
+{
+    return &h->prov->sw_digest[h->idx];
+}
+
 static int soft_start(struct hash_ctx *h)
 {
     h->state = H_SOFT;
     if (h->mac != NONE) /* the software MAC was initialised with this message */
         return 1;
-    if ((h->md == NULL && (h->md = EVP_MD_CTX_new()) == NULL)
-        || !EVP_DigestInit_ex2(h->md, h->prov->sw_md[h->idx], NULL))
+    if ((h->md == NULL && (h->md = sd(h)->newctx(sd(h)->provctx)) == NULL)
+        || !sd(h)->init(h->md, NULL))
         return fail(h, CCREE_R_SOFTWARE, "in the default provider");
     return 1;
 }
@@ -90,7 +95,7 @@ static int soft_update(struct hash_ctx *h, const void *in, size_t len)
 {
     if (len == 0)
         return 1;
-    if (!(h->mac != NONE ? EVP_MAC_update(h->sw, in, len) : EVP_DigestUpdate(h->md, in, len)))
+    if (!(h->mac != NONE ? EVP_MAC_update(h->sw, in, len) : sd(h)->update(h->md, in, len)))
         return fail(h, CCREE_R_SOFTWARE, "in the default provider");
     count(h, 1, 0, len);
     return 1;
@@ -253,14 +258,14 @@ static int start_whole(struct hash_ctx *h, struct ccree_choice *ch)
 /* The message's digest or MAC into out, *mdsize bytes (a MAC in software: set here). */
 static int finish(struct hash_ctx *h, unsigned char *out, size_t *mdsize, size_t outsz)
 {
-    unsigned int n;
+    size_t n;
     int err;
 
     if (h->state != H_SOFT && (h->state == H_START || h->buflen > 0) && !kernel_send(h, NULL, 0, 0))
         return 0;
     if (h->state == H_SOFT) {
         if (h->mac != NONE ? !EVP_MAC_final(h->sw, out, mdsize, outsz)
-                           : !EVP_DigestFinal_ex(h->md, out, &n))
+                           : !sd(h)->final(h->md, out, &n, outsz))
             return fail(h, CCREE_R_SOFTWARE, "in the default provider");
         count(h, 1, 1, 0);
         return 1;
@@ -311,7 +316,8 @@ static void hash_freectx(void *vctx)
     if (h->mac == NONE && h->state != H_KERNEL)
         ccree_pool_put(h->idx, h->prov, &h->op);
     ccree_sock_close(&h->op);
-    EVP_MD_CTX_free(h->md);
+    if (h->md != NULL)
+        sd(h)->freectx(h->md);
     EVP_MAC_CTX_free(h->sw);
     OPENSSL_clear_free(h->buf, h->used);
     OPENSSL_clear_free(h->key, h->keylen);
@@ -333,7 +339,7 @@ static void *hash_dupctx(void *vctx)
     if ((s->buf != NULL && (d->buf = OPENSSL_memdup(s->buf, s->size)) == NULL)
         || (s->key != NULL && (d->key = OPENSSL_memdup(s->key, s->keylen + 1)) == NULL)
         || (s->sw != NULL && (d->sw = EVP_MAC_CTX_dup(s->sw)) == NULL)
-        || (s->md != NULL && ((d->md = EVP_MD_CTX_new()) == NULL || !EVP_MD_CTX_copy_ex(d->md, s->md))))
+        || (s->md != NULL && (d->md = sd(s)->dupctx(s->md)) == NULL))
         goto err;
     if (s->state == H_KERNEL) {
         /* accept() on a hash op socket clones the message state. */

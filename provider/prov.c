@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -417,6 +418,62 @@ const char *ccree_software(struct ccree_prov *p, int op, const char *name)
     return NULL;
 }
 
+/* The dispatch table of operation op's name in provider prov, or NULL. */
+static const OSSL_DISPATCH *sw_dispatch(OSSL_PROVIDER *prov, int op, const char *name)
+{
+    const OSSL_ALGORITHM *all, *a;
+    const OSSL_DISPATCH *d = NULL;
+    size_t n = strlen(name), k;
+    const char *s;
+    int no_cache;
+
+    if ((all = OSSL_PROVIDER_query_operation(prov, op, &no_cache)) == NULL)
+        return NULL;
+    for (a = all; d == NULL && a->algorithm_names != NULL; a++)
+        for (s = a->algorithm_names; d == NULL; s += k + 1) {
+            k = strcspn(s, ":");
+            if (k == n && strncasecmp(s, name, n) == 0)
+                d = a->implementation;
+            else if (s[k] == '\0')
+                break;
+        }
+    OSSL_PROVIDER_unquery_operation(prov, op, all);
+    return d;
+}
+
+/* Digest name's functions in the software provider of props: 1, or 0 if one is missing. */
+static int sw_digest(struct ccree_prov *p, const char *name, const char *props,
+                     struct ccree_sw_digest *sd)
+{
+    OSSL_PROVIDER *prov = strcmp(props, "provider=legacy") == 0 ? p->legacy : p->deflt;
+    const OSSL_DISPATCH *d = sw_dispatch(prov, OSSL_OP_DIGEST, name);
+
+    for (; d != NULL && d->function_id != 0; d++)
+        switch (d->function_id) {
+        case OSSL_FUNC_DIGEST_NEWCTX:
+            sd->newctx = OSSL_FUNC_digest_newctx(d);
+            break;
+        case OSSL_FUNC_DIGEST_INIT:
+            sd->init = OSSL_FUNC_digest_init(d);
+            break;
+        case OSSL_FUNC_DIGEST_UPDATE:
+            sd->update = OSSL_FUNC_digest_update(d);
+            break;
+        case OSSL_FUNC_DIGEST_FINAL:
+            sd->final = OSSL_FUNC_digest_final(d);
+            break;
+        case OSSL_FUNC_DIGEST_DUPCTX:
+            sd->dupctx = OSSL_FUNC_digest_dupctx(d);
+            break;
+        case OSSL_FUNC_DIGEST_FREECTX:
+            sd->freectx = OSSL_FUNC_digest_freectx(d);
+            break;
+        }
+    sd->provctx = OSSL_PROVIDER_get0_provider_ctx(prov);
+    return sd->newctx != NULL && sd->init != NULL && sd->update != NULL && sd->final != NULL
+           && sd->dupctx != NULL && sd->freectx != NULL;
+}
+
 /* Whether software refuses its AEAD IV length given twice in one set_params (asked once). */
 static int refuses_repeats(EVP_CIPHER *sw, size_t ivlen)
 {
@@ -467,7 +524,8 @@ static int load_software(struct ccree_prov *p, const OSSL_DISPATCH *in)
                      "not offered: no software implementation (default or legacy provider)");
         } else if (op == CCREE_OP_CIPHER
                        ? (p->sw_cipher[i] = EVP_CIPHER_fetch(p->libctx, name, p->sw_props[i])) == NULL
-                       : (p->sw_md[i] = EVP_MD_fetch(p->libctx, name, p->sw_props[i])) == NULL) {
+                       : (p->sw_md[i] = EVP_MD_fetch(p->libctx, name, p->sw_props[i])) == NULL
+                             || !sw_digest(p, name, p->sw_props[i], &p->sw_digest[i])) {
             return 0;
         }
         if (p->sw_cipher[i] != NULL && a->kind == CCREE_AEAD)

@@ -28,6 +28,17 @@ struct ccree_choice {
     uint64_t start;
 };
 
+/* The software provider's digest, called through its dispatch table: no EVP layer per message. */
+struct ccree_sw_digest {
+    void *provctx;
+    OSSL_FUNC_digest_newctx_fn *newctx;
+    OSSL_FUNC_digest_init_fn *init;
+    OSSL_FUNC_digest_update_fn *update;
+    OSSL_FUNC_digest_final_fn *final;
+    OSSL_FUNC_digest_dupctx_fn *dupctx;
+    OSSL_FUNC_digest_freectx_fn *freectx;
+};
+
 struct ccree_prov {
     const OSSL_CORE_HANDLE *handle;
     OSSL_LIB_CTX *libctx; /* child library context: the default provider, for software */
@@ -45,6 +56,7 @@ struct ccree_prov {
     /* an AEAD whose software refuses a parameter given twice (OpenSSL 3.6 on; 3.0 takes it) */
     int sw_refuses_repeats[CCREE_NALGS];
     EVP_MD *sw_md[CCREE_NALGS];
+    struct ccree_sw_digest sw_digest[CCREE_NALGS];
     EVP_MAC *sw_mac[CCREE_NALGS];
     OSSL_ALGORITHM lists[3][CCREE_NALGS + 1]; /* offered, by enum ccree_op */
     struct ccree_timing timing[CCREE_NALGS];
