@@ -11,6 +11,7 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/params.h>
+#include <openssl/rand.h>
 #include <openssl/provider.h>
 
 #include "prov.h"
@@ -498,8 +499,10 @@ static int load_software(struct ccree_prov *p, const OSSL_DISPATCH *in)
 {
     size_t i;
 
+    /* The child's DRBG (randomness for TLS records) would otherwise fetch ccree's own AES. */
     if ((p->libctx = OSSL_LIB_CTX_new_child(p->handle, in)) == NULL
-        || (p->deflt = OSSL_PROVIDER_load(p->libctx, "default")) == NULL)
+        || (p->deflt = OSSL_PROVIDER_load(p->libctx, "default")) == NULL
+        || !RAND_set_DRBG_type(p->libctx, NULL, "provider=default", NULL, NULL))
         return 0;
     ERR_set_mark();
     p->legacy = OSSL_PROVIDER_load(p->libctx, "legacy");
