@@ -57,7 +57,7 @@ static __attribute__((noreturn)) void die(const char *what)
 
 static void setup(struct bench *b, const struct row *row, const char *provider)
 {
-    static const unsigned char key[16] = "0123456789abcdef", iv[16];
+    static const unsigned char key[] = "0123456789abcdef", iv[16]; /* AES-128: the first 16 bytes */
     char propq[64];
     const OSSL_PROVIDER *from;
 
