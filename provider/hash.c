@@ -75,18 +75,20 @@ static int choose(const struct hash_ctx *h, size_t len, struct ccree_choice *ch)
 
 /* --- the message engine -------------------------------------------------------------------- */
 
-static const struct ccree_sw_digest *sd(const struct hash_ctx *h)
+static const struct ccree_sw_digest *soft_digest(const struct hash_ctx *h)
 {
     return &h->prov->sw_digest[h->idx];
 }
 
 static int soft_start(struct hash_ctx *h)
 {
+    const struct ccree_sw_digest *sd;
+
     h->state = H_SOFT;
     if (h->mac != NONE) /* the software MAC was initialised with this message */
         return 1;
-    if ((h->md == NULL && (h->md = sd(h)->newctx(sd(h)->provctx)) == NULL)
-        || !sd(h)->init(h->md, NULL))
+    sd = soft_digest(h);
+    if ((h->md == NULL && (h->md = sd->newctx(sd->provctx)) == NULL) || !sd->init(h->md, NULL))
         return fail(h, CCREE_R_SOFTWARE, "in the default provider");
     return 1;
 }
@@ -95,7 +97,7 @@ static int soft_update(struct hash_ctx *h, const void *in, size_t len)
 {
     if (len == 0)
         return 1;
-    if (!(h->mac != NONE ? EVP_MAC_update(h->sw, in, len) : sd(h)->update(h->md, in, len)))
+    if (!(h->mac != NONE ? EVP_MAC_update(h->sw, in, len) : soft_digest(h)->update(h->md, in, len)))
         return fail(h, CCREE_R_SOFTWARE, "in the default provider");
     count(h, 1, 0, len);
     return 1;
@@ -265,7 +267,7 @@ static int finish(struct hash_ctx *h, unsigned char *out, size_t *mdsize, size_t
         return 0;
     if (h->state == H_SOFT) {
         if (h->mac != NONE ? !EVP_MAC_final(h->sw, out, mdsize, outsz)
-                           : !sd(h)->final(h->md, out, &n, outsz))
+                           : !soft_digest(h)->final(h->md, out, &n, outsz))
             return fail(h, CCREE_R_SOFTWARE, "in the default provider");
         count(h, 1, 1, 0);
         return 1;
@@ -317,7 +319,7 @@ static void hash_freectx(void *vctx)
         ccree_pool_put(h->idx, h->prov, &h->op);
     ccree_sock_close(&h->op);
     if (h->md != NULL)
-        sd(h)->freectx(h->md);
+        soft_digest(h)->freectx(h->md);
     EVP_MAC_CTX_free(h->sw);
     OPENSSL_clear_free(h->buf, h->used);
     OPENSSL_clear_free(h->key, h->keylen);
@@ -339,7 +341,7 @@ static void *hash_dupctx(void *vctx)
     if ((s->buf != NULL && (d->buf = OPENSSL_memdup(s->buf, s->size)) == NULL)
         || (s->key != NULL && (d->key = OPENSSL_memdup(s->key, s->keylen + 1)) == NULL)
         || (s->sw != NULL && (d->sw = EVP_MAC_CTX_dup(s->sw)) == NULL)
-        || (s->md != NULL && (d->md = sd(s)->dupctx(s->md)) == NULL))
+        || (s->md != NULL && (d->md = soft_digest(s)->dupctx(s->md)) == NULL))
         goto err;
     if (s->state == H_KERNEL) {
         /* accept() on a hash op socket clones the message state. */
