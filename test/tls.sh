@@ -11,7 +11,8 @@
 #  2. The same with fallback = no.
 #  3. openssl s_server -rev and s_client, both with ccree: lines sent, reversed, compared.
 #  4. Many connections to a worker short of file descriptors: see fd_limit.
-# "sh test/tls.sh bench": bulk download throughput with and without the provider (no test).
+# "sh test/tls.sh bench": bulk download throughput with and without the provider (no test);
+# "sh test/tls.sh ktls": phase 5 alone; "sh test/tls.sh nginx": phases 1 to 4.
 # Needs nginx and curl (sh tools/deps.sh tls) and a build in build/ (or in $CCREE_BUILD,
 # e.g. one made for another OpenSSL: test/vm/run.sh -o). CCREE_TLS_CLIENTS: the clients of
 # nginx (default "curl s_client"). Under TCG it takes about
@@ -535,7 +536,7 @@ for c in any strict; do
 done
 server_matrix
 fd_limit
-ktls_matrix
+[ "${1:-}" = nginx ] || ktls_matrix
 echo "tls.sh took $(since "$start")"
 echo "$pass passed, $failed failed"
 [ "$failed" -eq 0 ]
