@@ -1,7 +1,8 @@
 /*
  * Which path a request takes. With a number for offload-min, a threshold. With "auto", each
- * algorithm measures, per size class, how long a request takes in the kernel and in software,
- * and sends each request the faster way; now and then it sends one the other way to keep that
+ * algorithm measures, per size class, how long a request takes in the kernel and in software
+ * (offload-goal: wall-clock, or the calling thread's CPU time), and sends each request the
+ * cheaper way; now and then it sends one the other way to keep that
  * measurement current, more rarely the slower that way is.
  */
 #include <time.h>
@@ -23,11 +24,11 @@ static size_t size_class(size_t len)
     return c;
 }
 
-static uint64_t now_ns(void)
+static uint64_t now_ns(clockid_t clock)
 {
     struct timespec t;
 
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
@@ -41,6 +42,7 @@ int ccree_choose(struct ccree_prov *p, size_t idx, size_t len, struct ccree_choi
     if (!p->path[idx].offload || !p->fallback || p->offload_min != CCREE_AUTO)
         return ch->kernel = p->path[idx].offload && (!p->fallback || len >= p->offload_min);
     ch->idx = idx;
+    ch->clock = p->clock;
     ch->cls = c = size_class(len);
     k = atomic_load_explicit(&t->ns[c][0], memory_order_relaxed);
     s = atomic_load_explicit(&t->ns[c][1], memory_order_relaxed);
@@ -62,7 +64,7 @@ int ccree_choose(struct ccree_prov *p, size_t idx, size_t len, struct ccree_choi
 void ccree_start(struct ccree_choice *ch)
 {
     if (ch->timed)
-        ch->start = now_ns();
+        ch->start = now_ns(ch->clock);
 }
 
 void ccree_ran(struct ccree_prov *p, const struct ccree_choice *ch)
@@ -73,7 +75,7 @@ void ccree_ran(struct ccree_prov *p, const struct ccree_choice *ch)
 
     if (!ch->timed)
         return;
-    ns = now_ns() - ch->start;
+    ns = now_ns(ch->clock) - ch->start;
     ns = ns == 0 ? 1 : ns > UINT32_MAX ? UINT32_MAX : ns;
     avg = &p->timing[ch->idx].ns[ch->cls][!ch->kernel];
     old = atomic_load_explicit(avg, memory_order_relaxed);

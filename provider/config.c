@@ -12,7 +12,7 @@
 
 /* Keys OpenSSL itself reads from a provider section, then ours. */
 static const char *const known[] = { "module", "activate", "identity", "soft_load",
-                                     "drivers", "offload-min", "fallback", "stats" };
+                                     "drivers", "offload-min", "offload-goal", "fallback", "stats" };
 
 static int bad_config(const OSSL_CORE_HANDLE *h, const char *key, const char *value,
                       const char *expected)
@@ -55,7 +55,7 @@ static int unknown_keys(const OSSL_CORE_HANDLE *h, OSSL_FUNC_core_get_params_fn 
         for (k = 0; k < sizeof(known) / sizeof(known[0]) && strcmp(v->name, known[k]) != 0; k++)
             ;
         if (k == sizeof(known) / sizeof(known[0]) && get_params(h, q) && value != NULL)
-            ok = bad_config(h, v->name, value, "unknown key (known: drivers, offload-min, fallback, stats)");
+            ok = bad_config(h, v->name, value, "unknown key (known: drivers, offload-min, offload-goal, fallback, stats)");
     }
     NCONF_free(conf);
     OPENSSL_free(file);
@@ -65,10 +65,11 @@ static int unknown_keys(const OSSL_CORE_HANDLE *h, OSSL_FUNC_core_get_params_fn 
 int ccree_read_config(const OSSL_CORE_HANDLE *h, OSSL_FUNC_core_get_params_fn *get_params,
                       struct ccree_prov *p)
 {
-    const char *drivers = "ccree", *omin = NULL, *fallback = "yes", *stats = "";
+    const char *drivers = "ccree", *omin = NULL, *goal = "time", *fallback = "yes", *stats = "";
     OSSL_PARAM params[] = {
         OSSL_PARAM_utf8_ptr("drivers", (char **)&drivers, 0),
         OSSL_PARAM_utf8_ptr("offload-min", (char **)&omin, 0),
+        OSSL_PARAM_utf8_ptr("offload-goal", (char **)&goal, 0),
         OSSL_PARAM_utf8_ptr("fallback", (char **)&fallback, 0),
         OSSL_PARAM_utf8_ptr("stats", (char **)&stats, 0),
         OSSL_PARAM_END,
@@ -89,6 +90,12 @@ int ccree_read_config(const OSSL_CORE_HANDLE *h, OSSL_FUNC_core_get_params_fn *g
             return bad_config(h, "offload-min", omin, "expected auto or a byte count from 0 to 1048576");
         p->offload_min = v;
     }
+    if (strcmp(goal, "time") == 0)
+        p->clock = CLOCK_MONOTONIC;
+    else if (strcmp(goal, "cpu") == 0)
+        p->clock = CLOCK_THREAD_CPUTIME_ID;
+    else
+        return bad_config(h, "offload-goal", goal, "expected time or cpu");
     if (strcmp(fallback, "yes") == 0)
         p->fallback = 1;
     else if (strcmp(fallback, "no") != 0)

@@ -2,6 +2,8 @@
 #ifndef CCREE_PROV_H
 #define CCREE_PROV_H
 
+#include <time.h>
+
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
 #include <openssl/evp.h>
@@ -25,6 +27,7 @@ struct ccree_timing {
 struct ccree_choice {
     size_t idx, cls;
     int kernel, timed;
+    clockid_t clock; /* offload-goal: wall-clock (time) or the calling thread's (cpu) */
     uint64_t start;
 };
 
@@ -45,6 +48,7 @@ struct ccree_prov {
     OSSL_PROVIDER *deflt;
     struct ccree_drivers drivers;
     size_t offload_min;
+    clockid_t clock; /* what offload-min = auto measures: offload-goal */
     int fallback;
     char stats_dir[256]; /* the stats setting: "" for none */
     int stats_err;       /* -errno when the statistics file could not be made */

@@ -1,6 +1,7 @@
 /*
  * Configuration: bad values refuse the load with an error naming key and value; good ones
- * load; fallback = no turns every algorithm without a kernel path into a clear init error.
+ * load; fallback = no turns every algorithm without a kernel path into a clear init error;
+ * offload-goal picks by wall-clock or by CPU time (with the simulated CryptoCell).
  * Usage: test_config DIR MODULE (DIR: where to write configurations, MODULE: ccree.so).
  */
 #include <setjmp.h>
@@ -58,6 +59,8 @@ static void bad_values(void **state)
         { "offload-min = 12k", "offload-min = \"12k\"" },
         { "offload-min = 99999999999999999999999", "offload-min = \"99999999999999999999999\"" },
         { "offload-min = 1048577", "offload-min = \"1048577\"" },
+        { "offload-goal = speed", "offload-goal = \"speed\"" },
+        { "offload-goal = CPU", "offload-goal = \"CPU\"" },
         { "fallback = maybe", "fallback = \"maybe\"" },
         { "fallback = ", "fallback = \"\"" },
         { "ofload-min = 10", "ofload-min" },
@@ -90,6 +93,7 @@ static void good_values(void **state)
         "activate = 1", "activate = 1\ndrivers = any", "activate = 1\ndrivers = ccree,caam_jr",
         "activate = 1\noffload-min = 0",
         "activate = 1\noffload-min = 1048576\nfallback = no\ndrivers = ccree",
+        "activate = 1\noffload-goal = time", "activate = 1\noffload-goal = cpu",
     };
     size_t i;
 
@@ -177,12 +181,89 @@ static void strict(void **state)
     OSSL_LIB_CTX_free(ctx);
 }
 
+/* Writes value to the simulated CryptoCell's module parameter name: 1, or 0 without it. */
+static int ccsim_param(const char *name, const char *value)
+{
+    char path[128];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/sys/module/ccsim/parameters/%s", name);
+    if ((f = fopen(path, "we")) == NULL)
+        return 0;
+    fputs(value, f);
+    return fclose(f) == 0;
+}
+
+/*
+ * offload-goal under offload-min = auto, with the simulated CryptoCell made slow as a device
+ * is: each request waits 5 ms for the module (latency_us), asleep. By wall-clock (time) the
+ * software is faster and keeps the requests; by the calling thread's CPU time (cpu) the kernel
+ * costs only its system calls, and takes them. Only in the VM with the module (test/vm/run.sh
+ * -c); it skips elsewhere.
+ */
+static void offload_goal(void **state)
+{
+    static const char *const goals[] = { "time", "cpu" };
+    static unsigned char key[16], iv[16], in[16384], out[16384 + 16];
+    size_t g;
+
+    (void)state;
+    if (!ccsim_param("latency_us", "5000")) {
+        printf("offload_goal skipped: no simulated CryptoCell (test/vm/run.sh -c)\n");
+        skip();
+    }
+    for (g = 0; g < 2; g++) {
+        char settings[128];
+        OSSL_LIB_CTX *ctx;
+        OSSL_PROVIDER *p;
+        EVP_CIPHER *c;
+        EVP_CIPHER_CTX *cc = EVP_CIPHER_CTX_new();
+        tu_alg_info before, after;
+        uint64_t kernel, software;
+        int i, n;
+
+        snprintf(settings, sizeof(settings), "activate = 1\ndrivers = ccree\noffload-goal = %s",
+                 goals[g]);
+        ctx = load(settings);
+        p = OSSL_PROVIDER_load(ctx, "ccree");
+        c = EVP_CIPHER_fetch(ctx, "AES-128-CBC", "provider=ccree");
+        assert_non_null(p);
+        assert_non_null(c);
+        before = tu_alg(p, "AES-128-CBC");
+        assert_string_equal(before.state, "offload");
+        assert_int_equal(EVP_EncryptInit_ex2(cc, c, key, iv, NULL), 1);
+        for (i = 0; i < 300; i++)
+            assert_int_equal(EVP_EncryptUpdate(cc, out, &n, in, sizeof(in)), 1);
+        after = tu_alg(p, "AES-128-CBC");
+        kernel = after.offload_ops - before.offload_ops;
+        software = after.fallback_ops - before.fallback_ops;
+        printf("offload-goal = %s: %llu requests in the kernel, %llu in software\n", goals[g],
+               (unsigned long long)kernel, (unsigned long long)software);
+        if (g == 0 ? kernel * 4 > software : software * 4 > kernel)
+            fail_msg("offload-goal = %s sent most requests the %s way", goals[g],
+                     g == 0 ? "slower" : "costlier");
+        EVP_CIPHER_CTX_free(cc);
+        EVP_CIPHER_free(c);
+        OSSL_PROVIDER_unload(p);
+        OSSL_LIB_CTX_free(ctx);
+    }
+}
+
+/* The module as it was loaded: no delay (also after a failure). */
+static int no_latency(void **state)
+{
+    (void)state;
+    ccsim_param("latency_us", "0");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bad_values),
         cmocka_unit_test(good_values),
         cmocka_unit_test(strict),
+        cmocka_unit_test_teardown(offload_goal, no_latency),
     };
 
     if (argc != 3) {
