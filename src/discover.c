@@ -19,7 +19,7 @@
 
 struct impl {
     char name[128], driver[128], type[128];
-    int priority, usable;
+    int priority, usable, async;
 };
 
 int ccree_drivers_parse(struct ccree_drivers *d, const char *value)
@@ -91,6 +91,8 @@ static struct impl *read_proc_crypto(size_t *n)
             snprintf(e->type, sizeof(e->type), "%s", val);
         } else if (strcmp(key, "priority") == 0) {
             e->priority = atoi(val);
+        } else if (strcmp(key, "async") == 0) {
+            e->async = strcmp(val, "yes") == 0;
         } else if ((strcmp(key, "internal") == 0 && strcmp(val, "yes") == 0)
                    || (strcmp(key, "selftest") == 0 && strcmp(val, "passed") != 0)) {
             e->usable = 0;
@@ -413,11 +415,12 @@ char *ccree_ktls_report(const struct ccree_drivers *d)
         else if (!driver_accepted(d, c->driver))
             why = "not hardware (drivers)";
         if (c != NULL)
-            ok = append(&s, &len, "cipher\t%s\t%s\t%s\t%d\t%s\t%s\n", ktls_ciphers[i].cipher,
-                        ktls_ciphers[i].kname, c->driver, c->priority,
+            ok = append(&s, &len, "cipher\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n",
+                        ktls_ciphers[i].cipher, ktls_ciphers[i].kname, c->driver, c->priority,
+                        c->async ? "async" : "sync",
                         driver_accepted(d, c->driver) ? "hardware" : "software", why);
         else
-            ok = append(&s, &len, "cipher\t%s\t%s\t-\t-\t-\t%s\n", ktls_ciphers[i].cipher,
+            ok = append(&s, &len, "cipher\t%s\t%s\t-\t-\t-\t-\t%s\n", ktls_ciphers[i].cipher,
                         ktls_ciphers[i].kname, why);
     }
     free(v);

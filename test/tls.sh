@@ -22,14 +22,15 @@ cd "$(dirname "$0")/.."
 top=$PWD
 b=${CCREE_BUILD:-build}
 clients=${CCREE_TLS_CLIENTS:-curl s_client}
-port=18443 sport=18444
+port=18443 sport=18444 slowport=18445 sndbuf=
 T=$(mktemp -d)
 chmod 755 "$T" # nginx workers run as nobody
 unset OPENSSL_CONF
 pass=0 failed=0 master= server=
 
 stop() { [ -z "$1" ] || { kill "$1"; while kill -0 "$1" 2>/dev/null; do sleep 0.1; done; }; }
-trap 'stop "$master"; stop "$server"; rm -rf "$T"' EXIT
+wmem=$(cat /proc/sys/net/core/wmem_max)
+trap 'stop "$master"; stop "$server"; echo "$wmem" >/proc/sys/net/core/wmem_max; rm -rf "$T"' EXIT
 ok() { pass=$((pass + 1)); echo "ok    $*"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $*"; }
 now() { date +%s.%N; }
@@ -99,7 +100,7 @@ http {
   keepalive_timeout 0;
   open_file_cache max=8 inactive=1h; # files stay open: a request needs no descriptor
   server {
-    listen 127.0.0.1:$port ssl;
+    listen 127.0.0.1:$port ssl${sndbuf:+ sndbuf=$sndbuf};
     ssl_certificate $T/cert.pem;
     ssl_certificate_key $T/key.pem;
     ssl_protocols TLSv1.2 TLSv1.3;
@@ -385,11 +386,12 @@ ktls_suites="1.3 TLS_AES_128_GCM_SHA256 AES-128-GCM kernel
 1.3 TLS_CHACHA20_POLY1305_SHA256 ChaCha20-Poly1305 kernel
 1.2 ECDHE-RSA-CHACHA20-POLY1305 ChaCha20-Poly1305 kernel"
 # The kernel TLS part of ccree-info under $T/any.cnf: counter $1's value (0 before the tls
-# module is loaded), or with -d, the driver the kernel takes for cipher $2.
+# module is loaded), or with -d, the driver the kernel takes for cipher $2, with -c whether
+# it completes sync or async.
 ktls_info() {
   OPENSSL_CONF=$T/any.cnf $b/ccree-info |
-    awk -v k="$1" -v c="${2:-}" '/^kernel TLS: / { on = 1 } on && k == "-d" && $1 == c { print $3 }
-                                 on && $1 == k { n = $2 } END { if (k != "-d") print n + 0 }'
+    awk -v k="$1" -v c="${2:-}" '/^kernel TLS: / { on = 1 } on && $1 == c { print k == "-d" ? $3 : $5 }
+                                 on && $1 == k { n = $2 } END { if (c == "") print n + 0 }'
 }
 # The bytes of algorithm $1 that passed through the provider, kernel and software, in the
 # processes $2 (from $T/stats-any).
@@ -398,12 +400,42 @@ provider_bytes() {
     awk -v alg="$1" -v pids=" $2 " 'index(pids, " " $1 " ") && $2 == alg { b += $6 + $8 }
                                     END { print b + 0 }'
 }
+# A client slower than nginx, on a listener with a 32 KiB send buffer: curl reads at 1 MiB/s.
+# The body must be right, or, with an asynchronous driver, a right beginning of it with curl
+# failing: the kTLS of Linux 7.2 and 7.3 (not of 6.1 nor 6.12, measured) can accept more of a
+# sendfile than the socket has room for when the records complete asynchronously (net/tls
+# queues them), and drops what is still queued when nginx then closes the socket; the client
+# sees the body cut short, without close_notify. A synchronous driver makes sendfile wait.
+slow_reader() {
+  v=1.2 suite=$1 alg=$2
+  d=$(ktls_info -d "$alg") completes=$(ktls_info -c "$alg")
+  what="kTLS curl TLSv$v $suite at 1 MiB/s, $d ($completes):"
+  curl -sS --fail -k $(pin curl $v "$suite") --limit-rate 1M "https://127.0.0.1:$slowport/big" \
+      -o "$T/slow" 2>"$T/client.err" && rc=0 || rc=$?
+  got=$(stat -c %s "$T/slow")
+  if [ "$got" -eq "$size" ] && [ "$rc" -eq 0 ] && cmp -s "$T/slow" "$T/www/big"; then
+    ok "$what the body"
+  elif [ "$completes" = async ] && [ "$got" -lt "$size" ] && [ "$rc" -ne 0 ] &&
+       cmp -s -n "$got" "$T/slow" "$T/www/big"; then
+    ok "$what the body cut short by Linux's kTLS, $((size - got)) bytes before its end: $(
+      tail -n1 "$T/client.err")"
+  else
+    bad "$what $got bytes, curl status $rc: $(tail -n1 "$T/client.err"); wanted the body$(
+      [ "$completes" != async ] || echo ", or a right beginning of it with curl failing")"
+  fi
+}
 ktls_matrix() {
   echo "--- nginx with kTLS and sendfile, 2 workers, any.cnf"
   ciphers=$(echo "$ktls_suites" | awk '$1 == "1.2" { printf "%s%s", s, $2; s = ":" }')
   suites13=$(echo "$ktls_suites" | awk '$1 == "1.3" { printf "%s%s", s, $2; s = ":" }')
+  # The transfers of the table get a send buffer that holds the whole body, so that kTLS can
+  # drop none of it at the close (see slow_reader).
+  echo $((4 * size)) >/proc/sys/net/core/wmem_max
+  sndbuf=$((2 * size))
   start_nginx any 2 "" "ssl_ciphers $ciphers; ssl_conf_command Ciphersuites $suites13;
-    ssl_conf_command Options KTLS; sendfile on;" || return 0
+    ssl_conf_command Options KTLS; sendfile on; listen 127.0.0.1:$slowport ssl sndbuf=32k;" ||
+    return 0
+  sndbuf=
   # Without the tls module, which workers running as nobody cannot load, the records stay in
   # user space, through the provider; ccree-info says why.
   if [ ! -e /proc/net/tls_stat ]; then
@@ -460,6 +492,8 @@ ktls_matrix() {
   done 3<<EOF
 $ktls_suites
 EOF
+  slow_reader ECDHE-RSA-AES128-GCM-SHA256 AES-128-GCM
+  slow_reader ECDHE-RSA-CHACHA20-POLY1305 ChaCha20-Poly1305
   OPENSSL_CONF=$T/any.cnf $b/ccree-info | sed -n '/^kernel TLS: /,$p'
   clean_log
   stop_nginx

@@ -48,7 +48,7 @@ static int fields(char *line, char **f, int max)
 
 /*
  * The kernel TLS path (the provider's ccree-ktls): the implementation the kernel would take
- * for each kTLS cipher, and the kernel's kTLS counters.
+ * for each kTLS cipher, whether it completes asynchronously, and the kernel's kTLS counters.
  */
 static void ktls(OSSL_PROVIDER *prov)
 {
@@ -58,14 +58,15 @@ static void ktls(OSSL_PROVIDER *prov)
     if (text == NULL)
         return;
     for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
-        char *f[7];
-        int i = fields(line, f, 7);
+        char *f[8];
+        int i = fields(line, f, 8);
 
         if (i == 2 && strcmp(f[0], "module") == 0)
-            printf("\nkernel TLS: tls module %s\n%-18s %-27s %-20s %-8s %-8s %s\n", f[1],
-                   "cipher", "kernel", "driver", "priority", "path", "why not");
-        else if (i == 7 && strcmp(f[0], "cipher") == 0)
-            printf("%-18s %-27s %-20s %-8s %-8s %s\n", f[1], f[2], f[3], f[4], f[5], f[6]);
+            printf("\nkernel TLS: tls module %s\n%-18s %-27s %-20s %-8s %-9s %-8s %s\n", f[1],
+                   "cipher", "kernel", "driver", "priority", "completes", "path", "why not");
+        else if (i == 8 && strcmp(f[0], "cipher") == 0)
+            printf("%-18s %-27s %-20s %-8s %-9s %-8s %s\n", f[1], f[2], f[3], f[4], f[5], f[6],
+                   f[7]);
         else if (i == 3 && strcmp(f[0], "counter") == 0)
             printf("%s%-18s %s\n", counters++ ? "" : "kernel TLS counters (/proc/net/tls_stat):\n",
                    f[1], f[2]);
