@@ -433,18 +433,13 @@ const OSSL_DISPATCH ccree_digest_functions[] = {
 
 /* --- MACs ---------------------------------------------------------------------------------- */
 
-static int is_cmac(const struct hash_ctx *h)
-{
-    return strcmp(ccree_algs[h->mac].names, "CMAC") == 0;
-}
-
 /*
  * The digest or cipher named: the row of this MAC that runs on it, or NONE; *props, where
  * software has it. Aliases count: "SHA256" is the row of "SHA2-256".
  */
 static size_t find_row(struct hash_ctx *h, const char *name, const char **props)
 {
-    int op = is_cmac(h) ? CCREE_OP_CIPHER : CCREE_OP_DIGEST;
+    int op = ccree_under(h->mac);
     EVP_CIPHER *c = NULL;
     EVP_MD *md = NULL;
     size_t i;
@@ -495,7 +490,7 @@ static int set_key(struct hash_ctx *h, const OSSL_PARAM *p)
 static int to_sw(struct hash_ctx *h, const OSSL_PARAM params[], OSSL_PARAM *sw, size_t *row,
                  const char **name)
 {
-    const char *under = is_cmac(h) ? OSSL_MAC_PARAM_CIPHER : OSSL_MAC_PARAM_DIGEST;
+    const char *under = ccree_under(h->mac) == CCREE_OP_CIPHER ? OSSL_MAC_PARAM_CIPHER : OSSL_MAC_PARAM_DIGEST;
     const char *props = NULL, *asked = NULL;
     const OSSL_PARAM *p;
     size_t n = 0;
@@ -515,7 +510,7 @@ static int to_sw(struct hash_ctx *h, const OSSL_PARAM params[], OSSL_PARAM *sw, 
     }
     /* Properties asked for must find the digest or cipher, as in the default provider. */
     if (*name != NULL && asked != NULL
-        && !ccree_fetchable(h->prov, is_cmac(h) ? CCREE_OP_CIPHER : CCREE_OP_DIGEST, *name, asked))
+        && !ccree_fetchable(h->prov, ccree_under(h->mac), *name, asked))
         return fail(h, CCREE_R_BAD_PARAM, "no such digest or cipher with these properties");
     if (props != NULL)
         sw[n++] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_PROPERTIES, (char *)props, 0);

@@ -180,9 +180,10 @@ static void build_dispatch(void)
 
         for (n = 0; f->function_id != 0; f++)
             put(i, &n, *f);
-        for (f = strcmp(ccree_algs[i].names, "CMAC") == 0 ? ccree_cmac_settings : ccree_hmac_settings;
-             op == CCREE_OP_MAC && f->function_id != 0; f++)
-            put(i, &n, *f);
+        if (op == CCREE_OP_MAC)
+            for (f = ccree_under(i) == CCREE_OP_CIPHER ? ccree_cmac_settings : ccree_hmac_settings;
+                 f->function_id != 0; f++)
+                put(i, &n, *f);
         put(i, &n, (OSSL_DISPATCH){ newctx_id[op], (void (*)(void))entries[i].newctx });
         if (get_params_id[op] != 0)
             put(i, &n, (OSSL_DISPATCH){ get_params_id[op], (void (*)(void))entries[i].get_params });
@@ -513,9 +514,7 @@ static int load_software(struct ccree_prov *p, const OSSL_DISPATCH *in)
         char name[CCREE_NAME_MAX];
 
         if (op == CCREE_OP_MAC) {
-            p->sw_props[i] = ccree_software(p, strcmp(a->names, "CMAC") == 0 ? CCREE_OP_CIPHER
-                                                                          : CCREE_OP_DIGEST,
-                                          a->under);
+            p->sw_props[i] = ccree_software(p, ccree_under(i), a->under);
             if ((p->sw_mac[i] = EVP_MAC_fetch(p->libctx, a->names, "provider=default")) == NULL)
                 return 0;
             continue;

@@ -98,7 +98,7 @@ static int software_answer(struct ccree_prov *p, size_t idx, const unsigned char
     if (ccree_op(idx) == CCREE_OP_DIGEST)
         return EVP_Digest(msg, MSG, out, &n, p->sw_md[idx], NULL);
     if (ccree_op(idx) == CCREE_OP_MAC) {
-        params[0] = OSSL_PARAM_construct_utf8_string(strcmp(a->names, "CMAC") == 0
+        params[0] = OSSL_PARAM_construct_utf8_string(ccree_under(idx) == CCREE_OP_CIPHER
                                                          ? OSSL_MAC_PARAM_CIPHER
                                                          : OSSL_MAC_PARAM_DIGEST,
                                                      (char *)a->under, 0);

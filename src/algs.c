@@ -78,6 +78,17 @@ enum ccree_op ccree_op(size_t idx)
     return ccree_algs[idx].under == NULL ? CCREE_OP_DIGEST : CCREE_OP_MAC;
 }
 
+enum ccree_op ccree_under(size_t idx)
+{
+    const char *under = ccree_algs[idx].under;
+    size_t i, n = strlen(under);
+
+    for (i = 0; i < CCREE_NALGS; i++) /* the row whose first name is under */
+        if (strncmp(ccree_algs[i].names, under, n) == 0 && strchr(":", ccree_algs[i].names[n]))
+            return ccree_op(i);
+    return CCREE_OP_DIGEST;
+}
+
 int ccree_whole(size_t idx)
 {
     const struct ccree_alg *a = &ccree_algs[idx];

@@ -38,6 +38,8 @@ extern const struct ccree_alg ccree_algs[CCREE_NALGS];
 extern struct ccree_stats *_Atomic ccree_stats; /* in memory, or in the file of src/stats.c */
 
 enum ccree_op ccree_op(size_t idx);
+/* A MAC's family: the operation of the row it runs on (CMAC: a cipher; HMAC: a digest). */
+enum ccree_op ccree_under(size_t idx);
 /* AEAD, XTS, CBC-CTS: a request is one message, and an answer cut short is no prefix of it. */
 int ccree_whole(size_t idx);
 /* The name reports use: OpenSSL's first name, or for a MAC "HMAC-SHA2-256". */
