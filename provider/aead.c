@@ -294,13 +294,8 @@ static int sw_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t aadle
     return !c->enc || sw_get_tag(c, tag, taglen);
 }
 
-/*
- * A whole message, aad || in to out with its tag, on the path chosen (decide), the kernel
- * failing over to the default provider: 1, 0 with an error raised, or -1 when a decryption
- * fails authentication (out wiped, no error raised: the caller's to say).
- */
 /* The path of a message of total bytes: 1 the kernel, 0 software (timed where both can). */
-static int decide(struct aead_ctx *c, size_t total, size_t taglen, struct ccree_choice *ch)
+static int choose(struct aead_ctx *c, size_t total, size_t taglen, struct ccree_choice *ch)
 {
     if (kernel_can(c, total, taglen))
         return ccree_choose(c->prov, c->idx, total, ch);
@@ -308,6 +303,11 @@ static int decide(struct aead_ctx *c, size_t total, size_t taglen, struct ccree_
     return 0;
 }
 
+/*
+ * A whole message, aad || in to out with its tag, on the path chosen (choose), the kernel
+ * failing over to the default provider: 1, 0 with an error raised, or -1 when a decryption
+ * fails authentication (out wiped, no error raised: the caller's to say).
+ */
 static int oneshot(struct aead_ctx *c, struct ccree_choice *ch, unsigned char *aad, size_t aadlen,
                    const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
                    size_t taglen)
@@ -355,7 +355,7 @@ static int oneshot_final(struct aead_ctx *c, unsigned char *aad, size_t aadlen,
     struct ccree_choice ch;
     int ok;
 
-    decide(c, aadlen + len, taglen, &ch);
+    choose(c, aadlen + len, taglen, &ch);
     ok = oneshot(c, &ch, aad, aadlen, in, out, len, tag, taglen);
     return ok < 0 ? fail(c, CCREE_R_BAD_DECRYPT, "tag mismatch") : ok;
 }
@@ -452,7 +452,7 @@ static int gcm_data(struct aead_ctx *c, unsigned char *out, const unsigned char 
     /* One-shot: encryption the kernel takes; decryption with its tag, so nothing unauthentic
      * is released. The data is kept for a replay should more come. */
     ch.timed = 0;
-    if (first && (decide(c, c->aadlen + len, taglen, &ch) || !c->enc)) {
+    if (first && (choose(c, c->aadlen + len, taglen, &ch) || !c->enc)) {
         if (!reserve(c, c->aadlen + len))
             return fail(c, CCREE_R_SOFTWARE, "no memory");
         memcpy(c->buf + c->aadlen, in, len);

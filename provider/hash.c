@@ -29,13 +29,13 @@ struct hash_ctx {
     unsigned char *buf;
     size_t buflen, size, cap; /* the buffer grows to cap as a message needs it */
     size_t used;              /* the most of it this message used: wiped at its end */
-    struct ccree_sock op; /* tracked across fork() while the kernel holds a message */
-    void *md;             /* a digest in software: the software provider's context */
-    EVP_MAC_CTX *sw;      /* a MAC in software, keyed and set up as this context */
-    size_t named;         /* a MAC: the row of the digest or cipher named, in effect with a key */
-    unsigned char *key;   /* a MAC's key, for the kernel */
+    struct ccree_sock op;  /* tracked across fork() while the kernel holds a message */
+    void *soft_md;         /* a digest in software: the software provider's context */
+    EVP_MAC_CTX *soft_mac; /* a MAC in software, keyed and set up as this context */
+    size_t named;          /* a MAC: the row of the digest or cipher named, in effect with a key */
+    unsigned char *key;    /* a MAC's key, for the kernel */
     size_t keylen;
-    unsigned int sw_only; /* a MAC's settings the kernel lacks: a bit per setting */
+    unsigned int sw_only;  /* a MAC's settings the kernel lacks: a bit per setting */
 };
 
 static const char *hname(const struct hash_ctx *h)
@@ -88,7 +88,7 @@ static int soft_start(struct hash_ctx *h)
     if (h->mac != NONE) /* the software MAC was initialised with this message */
         return 1;
     sd = soft_digest(h);
-    if ((h->md == NULL && (h->md = sd->newctx(sd->provctx)) == NULL) || !sd->init(h->md, NULL))
+    if ((h->soft_md == NULL && (h->soft_md = sd->newctx(sd->provctx)) == NULL) || !sd->init(h->soft_md, NULL))
         return fail(h, CCREE_R_SOFTWARE, "in the default provider");
     return 1;
 }
@@ -97,7 +97,7 @@ static int soft_update(struct hash_ctx *h, const void *in, size_t len)
 {
     if (len == 0)
         return 1;
-    if (!(h->mac != NONE ? EVP_MAC_update(h->sw, in, len) : soft_digest(h)->update(h->md, in, len)))
+    if (!(h->mac != NONE ? EVP_MAC_update(h->soft_mac, in, len) : soft_digest(h)->update(h->soft_md, in, len)))
         return fail(h, CCREE_R_SOFTWARE, "in the default provider");
     count(h, 1, 0, len);
     return 1;
@@ -266,8 +266,8 @@ static int finish(struct hash_ctx *h, unsigned char *out, size_t *mdsize, size_t
     if (h->state != H_SOFT && (h->state == H_START || h->buflen > 0) && !kernel_send(h, NULL, 0, 0))
         return 0;
     if (h->state == H_SOFT) {
-        if (h->mac != NONE ? !EVP_MAC_final(h->sw, out, mdsize, outsz)
-                           : !soft_digest(h)->final(h->md, out, &n, outsz))
+        if (h->mac != NONE ? !EVP_MAC_final(h->soft_mac, out, mdsize, outsz)
+                           : !soft_digest(h)->final(h->soft_md, out, &n, outsz))
             return fail(h, CCREE_R_SOFTWARE, "in the default provider");
         count(h, 1, 1, 0);
         return 1;
@@ -318,9 +318,9 @@ static void hash_freectx(void *vctx)
     if (h->mac == NONE && h->state != H_KERNEL)
         ccree_pool_put(h->idx, h->prov, &h->op);
     ccree_sock_close(&h->op);
-    if (h->md != NULL)
-        soft_digest(h)->freectx(h->md);
-    EVP_MAC_CTX_free(h->sw);
+    if (h->soft_md != NULL)
+        soft_digest(h)->freectx(h->soft_md);
+    EVP_MAC_CTX_free(h->soft_mac);
     OPENSSL_clear_free(h->buf, h->used);
     OPENSSL_clear_free(h->key, h->keylen);
     OPENSSL_free(h);
@@ -336,12 +336,12 @@ static void *hash_dupctx(void *vctx)
     *d = *s;
     ccree_sock_init(&d->op);
     d->buf = d->key = NULL;
-    d->md = NULL;
-    d->sw = NULL;
+    d->soft_md = NULL;
+    d->soft_mac = NULL;
     if ((s->buf != NULL && (d->buf = OPENSSL_memdup(s->buf, s->size)) == NULL)
         || (s->key != NULL && (d->key = OPENSSL_memdup(s->key, s->keylen + 1)) == NULL)
-        || (s->sw != NULL && (d->sw = EVP_MAC_CTX_dup(s->sw)) == NULL)
-        || (s->md != NULL && (d->md = soft_digest(s)->dupctx(s->md)) == NULL))
+        || (s->soft_mac != NULL && (d->soft_mac = EVP_MAC_CTX_dup(s->soft_mac)) == NULL)
+        || (s->soft_md != NULL && (d->soft_md = soft_digest(s)->dupctx(s->soft_md)) == NULL))
         goto err;
     if (s->state == H_KERNEL) {
         /* accept() on a hash op socket clones the message state. */
@@ -515,7 +515,7 @@ static int to_sw(struct hash_ctx *h, const OSSL_PARAM params[], OSSL_PARAM *sw, 
     if (props != NULL)
         sw[n++] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_PROPERTIES, (char *)props, 0);
     sw[n] = OSSL_PARAM_construct_end();
-    if (n > 0 && !EVP_MAC_CTX_set_params(h->sw, sw)) {
+    if (n > 0 && !EVP_MAC_CTX_set_params(h->soft_mac, sw)) {
         CCREE_RAISE(h->prov, CCREE_R_BAD_PARAM, "%s: %s %s", ccree_algs[h->mac].names,
                     *name != NULL ? under : "settings", *name != NULL ? *name : "refused");
         return 0;
@@ -526,7 +526,7 @@ static int to_sw(struct hash_ctx *h, const OSSL_PARAM params[], OSSL_PARAM *sw, 
 /* Whether the software MAC takes data, asked of a copy (a TLS HMAC takes an update as a record). */
 static int sw_keyed(const struct hash_ctx *h)
 {
-    EVP_MAC_CTX *t = EVP_MAC_CTX_dup(h->sw);
+    EVP_MAC_CTX *t = EVP_MAC_CTX_dup(h->soft_mac);
     int ok = t != NULL && EVP_MAC_update(t, NULL, 0);
 
     EVP_MAC_CTX_free(t);
@@ -584,7 +584,7 @@ static int mac_init(void *vctx, const unsigned char *key, size_t keylen, const O
         return fail(h, CCREE_R_NOT_OFFLOADED, "these settings run in software");
     if (kernel && !ccree_check_path(h->prov, h->idx))
         return 0;
-    if (!EVP_MAC_init(h->sw, NULL, 0, NULL))
+    if (!EVP_MAC_init(h->soft_mac, NULL, 0, NULL))
         return fail(h, CCREE_R_SOFTWARE, "cannot start the MAC: is it keyed?");
     restart(h);
     return 1;
@@ -594,7 +594,7 @@ static int mac_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     struct hash_ctx *h = vctx;
 
-    return EVP_MAC_CTX_get_params(h->sw, params)
+    return EVP_MAC_CTX_get_params(h->soft_mac, params)
            || fail(h, CCREE_R_BAD_PARAM, "cannot return a parameter");
 }
 
@@ -652,7 +652,7 @@ void *ccree_mac_newctx(struct ccree_prov *p, size_t idx)
 
     if (h != NULL)
         h->named = NONE;
-    if (h != NULL && (h->sw = EVP_MAC_CTX_new(p->sw_mac[idx])) == NULL) {
+    if (h != NULL && (h->soft_mac = EVP_MAC_CTX_new(p->sw_mac[idx])) == NULL) {
         hash_freectx(h);
         return NULL;
     }
