@@ -85,6 +85,9 @@ enum {
     CCREE_R_BAD_STATE,
 };
 
+/* core.c: errors (the core's error functions from in), and the reason strings. */
+void ccree_errors_init(const OSSL_DISPATCH *in);
+const OSSL_ITEM *ccree_reason_strings(void *provctx);
 void ccree_raise(const OSSL_CORE_HANDLE *h, int reason, const char *file, int line,
                  const char *func, const char *fmt, ...);
 #define CCREE_RAISE(prov, reason, ...)                                                             \
