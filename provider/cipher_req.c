@@ -1,0 +1,341 @@
+/*
+ * A cipher request on its path: in the kernel when the policy says so, otherwise (or for what
+ * the kernel failed to do) in the default provider; and the input checks of every call.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+
+#include "cipher.h"
+
+const char *const cts_names[] = { OSSL_CIPHER_CTS_MODE_CS1, OSSL_CIPHER_CTS_MODE_CS2,
+                                  OSSL_CIPHER_CTS_MODE_CS3 };
+
+/* One segment list describes a request: input pre || in || zero block, output out || ks. */
+struct seg {
+    unsigned char *p;
+    size_t n;
+};
+
+static int slice(const struct seg *s, int ns, size_t off, size_t len, struct iovec *iov)
+{
+    int i, k = 0;
+
+    for (i = 0; i < ns && len > 0; i++) {
+        size_t take;
+
+        if (off >= s[i].n) {
+            off -= s[i].n;
+            continue;
+        }
+        take = s[i].n - off < len ? s[i].n - off : len;
+        iov[k].iov_base = s[i].p + off;
+        iov[k++].iov_len = take;
+        len -= take;
+        off = 0;
+    }
+    return k;
+}
+
+static void gather(const struct seg *s, int ns, size_t off, unsigned char *dst, size_t len)
+{
+    struct iovec iov[3];
+    int i, k = slice(s, ns, off, len, iov);
+
+    for (i = 0; i < k; dst += iov[i++].iov_len)
+        memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+}
+
+static void ctr_add(unsigned char *ctr, size_t len, size_t blocks)
+{
+    size_t i;
+
+    for (i = len; i-- > 0 && blocks != 0; blocks >>= 8) {
+        blocks += ctr[i];
+        ctr[i] = (unsigned char)blocks;
+    }
+}
+
+/* The software context gives up the IV it holds. */
+int cipher_sync_iv(struct cipher_ctx *c)
+{
+    if (c->sw_iv && c->alg->ivlen
+        && !EVP_CIPHER_CTX_get_updated_iv(c->sw, c->iv, c->alg->ivlen)) {
+        CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "cannot read the software IV");
+        return 0;
+    }
+    c->sw_iv = 0;
+    return 1;
+}
+
+static int kernel_ready(struct cipher_ctx *c)
+{
+    int fd;
+
+    if (ccree_sock_valid(&c->op))
+        return 1;
+    fd = ccree_open(c->prov, c->idx, c->key, c->alg->keylen, 0, ccree_whole(c->idx));
+    if (fd < 0)
+        return fd;
+    ccree_sock_set(&c->op, fd);
+    return 1;
+}
+
+/* The IV after n more bytes from off: CBC's last ciphertext block, CTR's counter. */
+static void next_iv(struct cipher_ctx *c, const struct seg *is, const struct seg *os, size_t off,
+                    size_t n)
+{
+    if (n > 0 && c->alg->mode == EVP_CIPH_CBC_MODE)
+        gather(c->enc ? os : is, c->enc ? 2 : 3, off + n - c->bs, c->iv, c->bs);
+    else if (c->alg->mode == EVP_CIPH_CTR_MODE)
+        ctr_add(c->iv, c->alg->ivlen, n / c->bs);
+}
+
+/*
+ * Kernel requests of at most AFALG_MAX_REQUEST bytes; *done counts what came back right, and
+ * *sent whether the failed request may have written past it.
+ */
+static int kernel_run(struct cipher_ctx *c, const struct seg *is, const struct seg *os,
+                      size_t total, size_t *done, int *sent)
+{
+    size_t off, n, bs = c->bs;
+    int err = 0;
+
+    for (off = 0; off < total; off += n) {
+        struct iovec in[3], out[2];
+        unsigned char last[MAXBLK];
+        struct afalg_req r = { .enc = c->enc, .iv = c->iv, .ivlen = c->alg->ivlen, .in = in,
+                               .out = out, .unit = bs };
+
+        n = total - off < AFALG_MAX_REQUEST ? total - off : AFALG_MAX_REQUEST;
+        r.nin = slice(is, 3, off, n, in);
+        r.nout = slice(os, 2, off, n, out);
+        r.inlen = r.outlen = n;
+        if (c->alg->mode == EVP_CIPH_CBC_MODE && !c->enc)
+            gather(is, 3, off + n - bs, last, bs); /* before an in-place request overwrites it */
+        err = afalg_cipher(c->op.fd, &r);
+        if (err != 0) { /* what came back right stays; the IV moves past it */
+            next_iv(c, is, os, off, r.done);
+            ccree_count(c->idx, 0, r.done > 0, r.done);
+            off += r.done;
+            *sent = r.sent;
+            break;
+        }
+        if (c->alg->mode == EVP_CIPH_CBC_MODE && !c->enc)
+            memcpy(c->iv, last, bs);
+        else
+            next_iv(c, is, os, off, n);
+        ccree_count(c->idx, 0, 1, n);
+    }
+    *done = off;
+    return err;
+}
+
+static int sw_update(struct cipher_ctx *c, unsigned char *out, const unsigned char *in, size_t len)
+{
+    int n;
+
+    for (; len > 0; in += n, out += n, len -= n) {
+        /* whole blocks a call; a CTS or XTS message (at most INT_MAX) in one */
+        n = len > INT_MAX ? INT_MAX & ~(MAXBLK - 1) : (int)len;
+        if (!EVP_CipherUpdate(c->sw, out, &n, in, n))
+            return 0;
+    }
+    return 1;
+}
+
+/* The software context set up anew for this key, direction and IV. */
+static int sw_init(struct cipher_ctx *c)
+{
+    unsigned int zero = 0;
+    OSSL_PARAM params[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &zero),
+                            OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE,
+                                                   (char *)cts_names[c->cts_mode], 0),
+                            OSSL_PARAM_END };
+    int rekey = !c->sw_keyed || c->sw_enc != c->enc;
+
+    if (!is_cts(c))
+        params[1] = OSSL_PARAM_construct_end();
+    if (c->sw == NULL && (c->sw = EVP_CIPHER_CTX_new()) == NULL)
+        return 0;
+    c->sw_keyed = EVP_CipherInit_ex2(c->sw, rekey ? c->prov->sw_cipher[c->idx] : NULL,
+                                     rekey ? c->key : NULL, c->alg->ivlen ? c->iv : NULL, c->enc,
+                                     params);
+    c->sw_enc = c->enc;
+    return c->sw_iv = c->sw_keyed;
+}
+
+/* The software context ready for this key, direction and IV. */
+static int sw_ready(struct cipher_ctx *c)
+{
+    return (c->sw_iv && c->sw_keyed && c->sw_enc == c->enc) || sw_init(c);
+}
+
+static int sw_run(struct cipher_ctx *c, const struct seg *is, const struct seg *os, size_t off)
+{
+    size_t total = 0;
+    int i, ok = sw_ready(c);
+
+    /* off: what the kernel already did; the input segments line up with the output ones. */
+    for (i = 0; ok && i < 3; i++) {
+        size_t skip = off < is[i].n ? off : is[i].n;
+        unsigned char *o = i < 2 ? os[0].p + (i ? is[0].n : 0) : os[1].p;
+
+        off -= skip;
+        if (skip == is[i].n) /* done, or empty (its pointers may be NULL) */
+            continue;
+        ok = sw_update(c, o + skip, is[i].p + skip, is[i].n - skip);
+        total += is[i].n - skip;
+    }
+    if (!ok) {
+        CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s in the default provider", c->alg->kname);
+        return 0;
+    }
+    ccree_count(c->idx, 1, 1, total);
+    return 1;
+}
+
+/*
+ * A request the policy sends to the kernel: 1 done, 0 it failed and software takes over, -1
+ * it failed and software may not.
+ */
+int cipher_in_kernel(struct cipher_ctx *c, struct ccree_choice *ch,
+                     int (*run)(struct cipher_ctx *, void *, int *), void *arg)
+{
+    int err, clobbered = 0;
+
+    if ((err = kernel_ready(c)) > 0) {
+        if (!cipher_sync_iv(c))
+            return -1;
+        ccree_start(ch);
+        if ((err = run(c, arg, &clobbered)) == 0) {
+            ccree_ran(c->prov, ch);
+            return 1;
+        }
+        ccree_sock_close(&c->op); /* its state is unknown now */
+    }
+    if (!ccree_kernel_failed(c->prov, c->idx, err, clobbered))
+        return -1;
+    c->kernel_off = 1;
+    return 0;
+}
+
+/* The path of a request of len bytes: 1 the kernel, 0 software. */
+int cipher_choose(struct cipher_ctx *c, size_t len, struct ccree_choice *ch)
+{
+    if (!c->kernel_off)
+        return ccree_choose(c->prov, c->idx, len, ch);
+    *ch = (struct ccree_choice){ .kernel = 0 };
+    return 0;
+}
+
+struct request {
+    const struct seg *is, *os;
+    size_t total, done;
+};
+
+/* Only the caller's input can be overwritten: pre and the zero block are the context's. */
+static int run_request(struct cipher_ctx *c, void *arg, int *clobbered)
+{
+    struct request *r = arg;
+    int sent = 0, err = kernel_run(c, r->is, r->os, r->total, &r->done, &sent);
+
+    *clobbered = sent && ccree_overlap(r->is[1].p, r->is[1].n, r->os[0].p, r->os[0].n);
+    return err;
+}
+
+/* pre || in to out, and ks when given, in software; the kernel did none of it. */
+int cipher_sw_process(struct cipher_ctx *c, struct ccree_choice *ch, unsigned char *out,
+                      const unsigned char *pre, size_t prelen, const unsigned char *in,
+                      size_t inlen, unsigned char *ks)
+{
+    static const unsigned char zero[MAXBLK];
+
+    ccree_start(ch);
+    if (!sw_ready(c) || (prelen > 0 && !sw_update(c, out, pre, prelen))
+        || (inlen > 0 && !sw_update(c, out + prelen, in, inlen))
+        || (ks != NULL && !sw_update(c, ks, zero, c->bs))) {
+        CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s in the default provider", c->alg->kname);
+        return 0;
+    }
+    ccree_ran(c->prov, ch);
+    ccree_count(c->idx, 1, 1, prelen + inlen + (ks ? c->bs : 0));
+    return 1;
+}
+
+/*
+ * Runs pre || in (whole blocks) into out and, for CTR when ks is given, one more keystream
+ * block into ks: in the kernel when the policy says so, otherwise (or for what the kernel
+ * failed to do) in the default provider.
+ */
+int cipher_process(struct cipher_ctx *c, unsigned char *out, const unsigned char *pre, size_t prelen,
+                   const unsigned char *in, size_t inlen, unsigned char *ks)
+{
+    static unsigned char zero[MAXBLK];
+    size_t total = prelen + inlen + (ks ? c->bs : 0);
+    struct ccree_choice ch;
+    int k;
+
+    if (total == 0)
+        return 1;
+    if (cipher_choose(c, total, &ch)) {
+        const struct seg is[3] = { { (unsigned char *)pre, prelen },
+                                   { (unsigned char *)in, inlen },
+                                   { zero, ks ? c->bs : 0 } };
+        const struct seg os[2] = { { out, prelen + inlen }, { ks, ks ? c->bs : 0 } };
+        struct request r = { is, os, total, 0 };
+
+        if ((k = cipher_in_kernel(c, &ch, run_request, &r)) != 0)
+            return k > 0;
+        if (r.done > 0)
+            return sw_run(c, is, os, r.done);
+        ch.timed = 0;
+    }
+    return cipher_sw_process(c, &ch, out, pre, prelen, in, inlen, ks);
+}
+
+/* A key is set, and in and inl are a buffer a caller can mean (EVP turns a negative int huge). */
+int cipher_usable(struct cipher_ctx *c, const unsigned char *in, size_t inl)
+{
+    if (in == NULL && inl > 0) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "%s: NULL input", c->alg->kname);
+        return 0;
+    }
+    if (!c->keyed) {
+        CCREE_RAISE(c->prov, CCREE_R_NO_KEY, "%s", c->alg->kname);
+        return 0;
+    }
+    if (inl > SIZE_MAX / 2) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", c->alg->kname, inl);
+        return 0;
+    }
+    return 1;
+}
+
+/*
+ * Output running ahead bytes ahead of its input must not overwrite input before it is read
+ * (OpenSSL's legacy EVP refused it; the default provider then works on overwritten input).
+ */
+int cipher_apart(struct cipher_ctx *c, const unsigned char *out, size_t ahead,
+                 const unsigned char *in, size_t inl)
+{
+    if (inl == 0 || (uintptr_t)out + ahead <= (uintptr_t)in || (uintptr_t)out >= (uintptr_t)in + inl)
+        return 1;
+    CCREE_RAISE(c->prov, CCREE_R_OVERLAP, "%s: output %td bytes ahead of the input", c->alg->kname,
+                out + ahead - in);
+    return 0;
+}
+
+int cipher_room(struct cipher_ctx *c, const unsigned char *out, size_t need, size_t outsize)
+{
+    if (out == NULL && need > 0) {
+        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "%s: NULL output", c->alg->kname);
+        return 0;
+    }
+    if (need <= outsize)
+        return 1;
+    CCREE_RAISE(c->prov, CCREE_R_OUTPUT_TOO_SMALL, "%zu bytes for %zu", outsize, need);
+    return 0;
+}
