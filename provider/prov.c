@@ -277,7 +277,6 @@ static void teardown(void *provctx)
 
     for (i = 0; i < CCREE_NALGS; i++) {
         EVP_CIPHER_free(p->sw_cipher[i]);
-        EVP_MD_free(p->sw_md[i]);
         EVP_MAC_free(p->sw_mac[i]);
     }
     ccree_pool_drop(p);
@@ -402,8 +401,7 @@ static int load_software(struct ccree_prov *p, const OSSL_DISPATCH *in)
                      "not offered: no software implementation (default or legacy provider)");
         } else if (op == CCREE_OP_CIPHER
                        ? (p->sw_cipher[i] = EVP_CIPHER_fetch(p->libctx, name, p->sw_props[i])) == NULL
-                       : (p->sw_md[i] = EVP_MD_fetch(p->libctx, name, p->sw_props[i])) == NULL
-                             || !sw_digest(p, name, p->sw_props[i], &p->sw_digest[i])) {
+                       : !sw_digest(p, name, p->sw_props[i], &p->sw_digest[i])) {
             return 0;
         }
         if (p->sw_cipher[i] != NULL && a->kind == CCREE_AEAD)

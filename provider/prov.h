@@ -59,7 +59,6 @@ struct ccree_prov {
     EVP_CIPHER *sw_cipher[CCREE_NALGS];
     /* an AEAD whose software refuses a parameter given twice (OpenSSL 3.6 on; 3.0 takes it) */
     int sw_refuses_repeats[CCREE_NALGS];
-    EVP_MD *sw_md[CCREE_NALGS];
     struct ccree_sw_digest sw_digest[CCREE_NALGS];
     EVP_MAC *sw_mac[CCREE_NALGS];
     OSSL_ALGORITHM lists[3][CCREE_NALGS + 1]; /* offered, by enum ccree_op */
