@@ -129,7 +129,8 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
     struct cipher_ctx *c = vctx;
 
     *outl = 0;
-    if (!cipher_usable(c, in, inl) || !cipher_apart(c, out, 0, in, inl) || !c->mode->whole(c, out, outsize, in, inl))
+    if (!cipher_usable(c, in, inl) || !cipher_apart(c, out, 0, in, inl)
+        || !c->mode->whole(c, out, outsize, in, inl))
         return 0;
     *outl = inl;
     return 1;

@@ -58,7 +58,6 @@ static void ctr_add(unsigned char *ctr, size_t len, size_t blocks)
     }
 }
 
-/* The software context gives up the IV it holds. */
 int cipher_sync_iv(struct cipher_ctx *c)
 {
     if (c->sw_iv && c->alg->ivlen
@@ -197,10 +196,6 @@ static int sw_run(struct cipher_ctx *c, const struct seg *is, const struct seg *
     return 1;
 }
 
-/*
- * A request the policy sends to the kernel: 1 done, 0 it failed and software takes over, -1
- * it failed and software may not.
- */
 int cipher_in_kernel(struct cipher_ctx *c, struct ccree_choice *ch,
                      int (*run)(struct cipher_ctx *, void *, int *), void *arg)
 {
@@ -222,7 +217,6 @@ int cipher_in_kernel(struct cipher_ctx *c, struct ccree_choice *ch,
     return 0;
 }
 
-/* The path of a request of len bytes: 1 the kernel, 0 software. */
 int cipher_choose(struct cipher_ctx *c, size_t len, struct ccree_choice *ch)
 {
     if (!c->kernel_off)
@@ -246,7 +240,6 @@ static int run_request(struct cipher_ctx *c, void *arg, int *clobbered)
     return err;
 }
 
-/* pre || in to out, and ks when given, in software; the kernel did none of it. */
 int cipher_sw_process(struct cipher_ctx *c, struct ccree_choice *ch, unsigned char *out,
                       const unsigned char *pre, size_t prelen, const unsigned char *in,
                       size_t inlen, unsigned char *ks)
@@ -270,8 +263,8 @@ int cipher_sw_process(struct cipher_ctx *c, struct ccree_choice *ch, unsigned ch
  * block into ks: in the kernel when the policy says so, otherwise (or for what the kernel
  * failed to do) in the default provider.
  */
-int cipher_process(struct cipher_ctx *c, unsigned char *out, const unsigned char *pre, size_t prelen,
-                   const unsigned char *in, size_t inlen, unsigned char *ks)
+int cipher_process(struct cipher_ctx *c, unsigned char *out, const unsigned char *pre,
+                   size_t prelen, const unsigned char *in, size_t inlen, unsigned char *ks)
 {
     static unsigned char zero[MAXBLK];
     size_t total = prelen + inlen + (ks ? c->bs : 0);

@@ -390,7 +390,7 @@ ktls_suites="1.3 TLS_AES_128_GCM_SHA256 AES-128-GCM kernel
 # it completes sync or async.
 ktls_info() {
   OPENSSL_CONF=$T/any.cnf $b/ccree-info |
-    awk -v k="$1" -v c="${2:-}" '/^kernel TLS: / { on = 1 } on && $1 == c { print k == "-d" ? $3 : $5 }
+    awk -v k="$1" -v c="${2:-}" '/^kernel TLS: / { on = 1 } on && c != "" && $1 == c { print k == "-d" ? $3 : $5 }
                                  on && $1 == k { n = $2 } END { if (c == "") print n + 0 }'
 }
 # The bytes of algorithm $1 that passed through the provider, kernel and software, in the
