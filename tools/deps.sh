@@ -44,8 +44,13 @@ native=$(echo "$missing" | tr ' ' '\n' | grep -v :) || true
 cross=$(echo "$missing" | tr ' ' '\n' | grep :) || true
 [ -z "$native" ] || install $native
 if [ -n "$cross" ]; then
-  # libssl3 is Multi-Arch: same: every architecture's at the native one's version (a mirror may
-  # have a newer one for one architecture only)
-  v=$(dpkg-query -W -f='${Version}' "libssl-dev:$(dpkg --print-architecture)")
-  install $(echo "$cross" | sed "s/^libssl-dev:.*/&=$v/") $(for a in $foreign; do echo "libssl3:$a=$v"; done)
+  # libssl3 is Multi-Arch: same: every architecture's at one version, the newest the archive has
+  # for all of them (a mirror may have a newer one for one architecture only, and the machine's
+  # own may be gone from it); the native libssl and openssl move to it too.
+  archs="$(dpkg --print-architecture) $foreign"
+  v=$(for a in $archs; do apt-cache madison "libssl3:$a" | cut -d'|' -f2 | tr -d ' ' | sort -u; done |
+      sort | uniq -c | awk -v n="$(echo $archs | wc -w)" '$1 == n { print $2 }' | sort -V | tail -n 1)
+  [ -n "$v" ] || { echo "deps.sh: no libssl3 version for all of $archs" >&2; exit 1; }
+  install --allow-downgrades libssl-dev="$v" libssl3="$v" openssl="$v" $(echo "$cross" | sed "s/^libssl-dev:.*/&=$v/") \
+          $(for a in $foreign; do echo "libssl3:$a=$v"; done)
 fi
