@@ -155,14 +155,10 @@ static int kernel_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t a
         return -ENOMEM;
     dst[0].iov_base = c->aadout;
 
-    if (c->gcm) {
+    if (c->gcm)
         memcpy(kiv, c->iv, kivlen);
-    } else { /* the counter block's flags: L - 1, then the nonce (RFC 3610) */
-        memset(kiv, 0, sizeof(kiv));
-        kiv[0] = (unsigned char)(14 - c->ivlen);
-        memcpy(kiv + 1, c->iv, c->ivlen);
-        kivlen = sizeof(kiv);
-    }
+    else
+        kivlen = afalg_ccm_iv(kiv, c->iv, c->ivlen);
     r.iv = kiv;
     r.ivlen = kivlen;
     err = afalg_cipher(c->op.fd, &r);
@@ -1020,33 +1016,6 @@ void *ccree_aead_newctx(struct ccree_prov *p, size_t idx)
     c->taglen = c->gcm ? 0 : 12; /* and M = 12 */
     ccree_sock_init(&c->op);
     return c;
-}
-
-int ccree_aead_answer(struct ccree_prov *p, size_t idx, int kernel, int enc,
-                      const unsigned char *key, const unsigned char *iv, const unsigned char *aad,
-                      size_t aadlen, const unsigned char *in, size_t len, unsigned char *out,
-                      unsigned char *tag)
-{
-    struct aead_ctx *c = ccree_aead_newctx(p, idx);
-    int err = -ENOMEM, sent;
-
-    if (c != NULL) {
-        memcpy(c->key, key, c->alg->keylen);
-        memcpy(c->iv, iv, 12);
-        c->enc = enc;
-        c->keyed = 1;
-        c->ivlen = 12;
-        c->taglen = TAG_MAX;
-        if (kernel < 0)
-            kernel = kernel_can(c, aadlen + len, TAG_MAX);
-        if (!kernel)
-            err = (err = sw_oneshot(c, aad, aadlen, in, out, len, tag, TAG_MAX)) > 0 ? 0
-                  : err < 0 ? -EBADMSG : -EIO;
-        else if ((err = kernel_ready(c, TAG_MAX)) > 0)
-            err = kernel_oneshot(c, aad, aadlen, in, out, len, tag, TAG_MAX, &sent);
-    }
-    aead_freectx(c);
-    return err;
 }
 
 typedef void (*fn)(void);

@@ -141,14 +141,6 @@ int ccree_cipher_get_params(OSSL_PARAM params[], size_t idx);
 const OSSL_PARAM *ccree_cipher_gettable_params(void *provctx);
 extern const OSSL_DISPATCH ccree_aead_functions[];
 void *ccree_aead_newctx(struct ccree_prov *p, size_t idx);
-/*
- * The self-test's AEAD message, with a 12-byte IV and a 16-byte tag, in the kernel (1), in
- * software (0) or where such a message goes (-1): 0, -EBADMSG or -errno.
- */
-int ccree_aead_answer(struct ccree_prov *p, size_t idx, int kernel, int enc,
-                      const unsigned char *key, const unsigned char *iv, const unsigned char *aad,
-                      size_t aadlen, const unsigned char *in, size_t len, unsigned char *out,
-                      unsigned char *tag);
 extern const OSSL_DISPATCH ccree_digest_functions[];
 void *ccree_digest_newctx(struct ccree_prov *p, size_t idx);
 int ccree_digest_get_params(OSSL_PARAM params[], size_t idx);

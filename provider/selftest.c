@@ -14,8 +14,9 @@
 
 #define MSG 80 /* five blocks: the CTR counter below carries across 64 bits */
 
-/* AEAD: the message is AAD (AEAD_AAD bytes) and data; the answer, ciphertext || 16-byte tag. */
+/* AEAD: the message is AAD (AEAD_AAD bytes) and data; sealed, AAD || ciphertext || tag. */
 #define AEAD_AAD 16
+#define TAG 16
 
 /* The key length a test uses: HMAC takes any. */
 static size_t key_length(const struct ccree_alg *a)
@@ -23,19 +24,26 @@ static size_t key_length(const struct ccree_alg *a)
     return a->keylen ? a->keylen : 32;
 }
 
-/* One request of MSG bytes in through the kernel: encrypted or decrypted, hashed, MACed. */
+/* One request through the kernel, in (inlen bytes) to out: encrypted or decrypted, hashed, MACed. */
 static int kernel_answer(struct ccree_prov *p, size_t idx, int enc, const unsigned char *key,
-                         const unsigned char *iv, const unsigned char *in, unsigned char *out,
-                         size_t outlen)
+                         const unsigned char *iv, const unsigned char *in, size_t inlen,
+                         unsigned char *out, size_t outlen)
 {
     const struct ccree_alg *a = &ccree_algs[idx];
-    struct iovec i = { (void *)in, MSG }, o = { out, outlen };
-    struct afalg_req r = { .enc = enc, .iv = iv, .ivlen = a->ivlen, .in = &i, .nin = 1,
-                           .inlen = MSG, .out = &o, .nout = 1, .outlen = MSG };
+    int aead = a->kind == CCREE_AEAD;
+    unsigned char ccm[16];
+    struct iovec i = { (void *)in, inlen }, o = { out, outlen };
+    struct afalg_req r = { .enc = enc, .iv = iv, .ivlen = a->ivlen, .assoclen = aead ? AEAD_AAD : 0,
+                           .in = &i, .nin = 1, .inlen = inlen, .out = &o, .nout = 1,
+                           .outlen = outlen };
     int fd, err;
 
-    fd = ccree_open(p, idx, ccree_op(idx) != CCREE_OP_DIGEST ? key : NULL, key_length(a), 0,
-                    ccree_whole(idx));
+    if (a->mode == EVP_CIPH_CCM_MODE) {
+        r.ivlen = afalg_ccm_iv(ccm, iv, a->ivlen);
+        r.iv = ccm;
+    }
+    fd = ccree_open(p, idx, ccree_op(idx) != CCREE_OP_DIGEST ? key : NULL, key_length(a),
+                    aead ? TAG : 0, ccree_whole(idx));
     if (fd < 0)
         return fd;
     if (a->kind != CCREE_HASH)
@@ -46,35 +54,29 @@ static int kernel_answer(struct ccree_prov *p, size_t idx, int enc, const unsign
     return err;
 }
 
-/*
- * An AEAD driver must seal as the default provider does (want: ct || tag), open that, refuse
- * it with a tampered tag, and an empty message with a tampered tag must be refused where such
- * a message goes (the kernel returns without checking it). NULL, or what failed.
- */
-static const char *aead_check(struct ccree_prov *p, size_t idx, const unsigned char *key,
-                              const unsigned char *iv, const unsigned char *msg,
-                              const unsigned char *want, int *err)
+/* The AEAD message sealed by the default provider (CCM with the row's nonce length). */
+static int aead_software(struct ccree_prov *p, size_t idx, const unsigned char *key,
+                         const unsigned char *iv, const unsigned char *msg, unsigned char *out)
 {
-    const size_t len = MSG - AEAD_AAD;
-    unsigned char got[MSG], tag[16];
+    const int len = MSG - AEAD_AAD;
+    size_t ivlen = ccree_algs[idx].ivlen;
+    OSSL_PARAM ccm[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen),
+                         OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, TAG),
+                         OSSL_PARAM_END };
+    OSSL_PARAM tag[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, out + MSG, TAG),
+                         OSSL_PARAM_END };
+    int is_ccm = ccree_algs[idx].mode == EVP_CIPH_CCM_MODE, l, ok;
+    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
 
-    if ((*err = ccree_aead_answer(p, idx, 1, 1, key, iv, msg, AEAD_AAD, msg + AEAD_AAD, len, got,
-                                  tag)) != 0)
-        return "sealing";
-    if (memcmp(got, want, len) != 0 || memcmp(tag, want + len, 16) != 0)
-        return "its sealed message differs from the default provider's";
-    memcpy(tag, want + len, 16);
-    if ((*err = ccree_aead_answer(p, idx, 1, 0, key, iv, msg, AEAD_AAD, want, len, got, tag)) != 0)
-        return "opening";
-    if (memcmp(got, msg + AEAD_AAD, len) != 0)
-        return "its opened message differs from the default provider's";
-    tag[0] ^= 1;
-    if (ccree_aead_answer(p, idx, 1, 0, key, iv, msg, AEAD_AAD, want, len, got, tag) != -EBADMSG)
-        return "it accepts a tampered tag";
-    if (ccree_aead_answer(p, idx, -1, 0, key, iv, msg, 0, want, 0, got, tag) != -EBADMSG)
-        return "an empty message with a tampered tag is accepted";
-    *err = 0;
-    return NULL;
+    memcpy(out, msg, AEAD_AAD);
+    ok = c != NULL && EVP_EncryptInit_ex2(c, p->sw_cipher[idx], NULL, NULL, is_ccm ? ccm : NULL)
+         && EVP_EncryptInit_ex2(c, NULL, key, iv, NULL)
+         && (!is_ccm || EVP_EncryptUpdate(c, NULL, &l, NULL, len))
+         && EVP_EncryptUpdate(c, NULL, &l, msg, AEAD_AAD)
+         && EVP_EncryptUpdate(c, out + AEAD_AAD, &l, msg + AEAD_AAD, len)
+         && EVP_EncryptFinal_ex(c, out + MSG, &l) && EVP_CIPHER_CTX_get_params(c, tag);
+    EVP_CIPHER_CTX_free(c);
+    return ok;
 }
 
 /* The same request in the default provider; CBC-CTS as the kernel's, CS3. */
@@ -92,8 +94,7 @@ static int software_answer(struct ccree_prov *p, size_t idx, const unsigned char
     int ok, l;
 
     if (a->kind == CCREE_AEAD)
-        return ccree_aead_answer(p, idx, 0, 1, key, iv, msg, AEAD_AAD, msg + AEAD_AAD,
-                                 MSG - AEAD_AAD, out, out + MSG - AEAD_AAD) == 0;
+        return aead_software(p, idx, key, iv, msg, out);
     if (ccree_op(idx) == CCREE_OP_DIGEST) {
         const struct ccree_sw_digest *sd = &p->sw_digest[idx];
         void *md = sd->newctx(sd->provctx);
@@ -126,31 +127,39 @@ static int software_answer(struct ccree_prov *p, size_t idx, const unsigned char
     return ok;
 }
 
-/* The kernel's answers to the known request: NULL when right, or what failed (and *err). */
+/*
+ * The kernel's answers to the known request: NULL when right, or what failed (and *err). An
+ * AEAD driver must also refuse the sealed message with a tampered tag.
+ */
 static const char *check(struct ccree_prov *p, size_t idx, const unsigned char *key,
-                         const unsigned char *iv, const unsigned char *msg,
-                         const unsigned char *want, int *err)
+                         const unsigned char *iv, const unsigned char *msg, unsigned char *want,
+                         int *err)
 {
     const struct ccree_alg *a = &ccree_algs[idx];
-    size_t len = a->kind == CCREE_HASH ? a->mdsize : MSG;
-    unsigned char got[MSG];
+    size_t tag = a->kind == CCREE_AEAD ? TAG : 0, len = a->kind == CCREE_HASH ? a->mdsize : MSG;
+    unsigned char got[MSG + TAG];
 
-    if (a->kind == CCREE_AEAD)
-        return aead_check(p, idx, key, iv, msg, want, err);
-    if ((*err = kernel_answer(p, idx, 1, key, iv, msg, got, len)) != 0)
+    if ((*err = kernel_answer(p, idx, 1, key, iv, msg, MSG, got, len + tag)) != 0)
         return a->kind == CCREE_HASH ? "hashing" : "encrypting";
-    if (memcmp(got, want, len) != 0)
+    if (memcmp(got, want, len + tag) != 0)
         return "its answer differs from the default provider's";
     if (a->kind == CCREE_HASH)
         return NULL;
-    if ((*err = kernel_answer(p, idx, 0, key, iv, want, got, len)) != 0)
+    if ((*err = kernel_answer(p, idx, 0, key, iv, want, MSG + tag, got, MSG)) != 0)
         return "decrypting";
-    return memcmp(got, msg, len) != 0 ? "its decryption differs from the default provider's" : NULL;
+    if (memcmp(got, msg, MSG) != 0)
+        return "its decryption differs from the default provider's";
+    if (tag == 0)
+        return NULL;
+    want[MSG] ^= 1;
+    return kernel_answer(p, idx, 0, key, iv, want, MSG + tag, got, MSG) != -EBADMSG
+               ? "it accepts a tampered tag"
+               : NULL;
 }
 
 void ccree_selftest(struct ccree_prov *p)
 {
-    unsigned char key[64], iv[16], msg[MSG], want[MSG + 16];
+    unsigned char key[64], iv[16], msg[MSG], want[MSG + TAG];
     const char *what;
     size_t i;
     int err;

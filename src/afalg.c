@@ -157,6 +157,14 @@ static int read_answer(int op, struct afalg_req *r)
     return 0;
 }
 
+size_t afalg_ccm_iv(unsigned char kiv[16], const unsigned char *nonce, size_t len)
+{
+    memset(kiv, 0, 16);
+    kiv[0] = (unsigned char)(14 - len);
+    memcpy(kiv + 1, nonce, len);
+    return 16;
+}
+
 int afalg_cipher(int op, struct afalg_req *r)
 {
     union {

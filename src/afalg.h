@@ -45,6 +45,9 @@ struct afalg_req {
  * with nothing to read back is refused unsent: the kernel would return without running it.
  */
 int afalg_cipher(int op, struct afalg_req *r);
+/* ccm(aes)'s IV from a nonce of len bytes (7 to 13): the counter block's flags (L - 1), then
+ * the nonce (RFC 3610). Its length, 16. */
+size_t afalg_ccm_iv(unsigned char kiv[16], const unsigned char *nonce, size_t len);
 int afalg_hash_send(int op, const struct iovec *in, int nin, int more);
 int afalg_hash_read(int op, unsigned char *md, size_t mdlen);
 
