@@ -24,7 +24,7 @@ static size_t key_length(const struct ccree_alg *a)
     return a->keylen ? a->keylen : 32;
 }
 
-/* One request through the kernel, in (inlen bytes) to out: encrypted or decrypted, hashed, MACed. */
+/* One request through the kernel, in (inlen bytes) to out: en- or decrypted, hashed, MACed. */
 static int kernel_answer(struct ccree_prov *p, size_t idx, int enc, const unsigned char *key,
                          const unsigned char *iv, const unsigned char *in, size_t inlen,
                          unsigned char *out, size_t outlen)

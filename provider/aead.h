@@ -1,0 +1,109 @@
+/*
+ * GCM and CCM, inside: the context (aead.c: OpenSSL's calls and params), a message on its path
+ * (aead_req.c: the kernel or the default provider, and what is kept for a replay), and what
+ * each mode does with a call (aead_modes.c: GCM, CCM and TLS 1.2 records).
+ */
+#ifndef CCREE_AEAD_H
+#define CCREE_AEAD_H
+
+#include "prov.h"
+
+#define TAG_MAX 16
+#define GCM_IV_MAX 128 /* as the default provider */
+#define TLS_AAD 13     /* EVP_AEAD_TLS1_AAD_LEN */
+#define TLS_FIXED 4    /* the implicit part of a TLS 1.2 nonce */
+#define TLS_EXPLICIT 8 /* the part carried in the record */
+
+enum { IV_NONE, IV_SET, IV_USED };
+/* Where the data of the current message went. */
+enum { MSG_AAD, MSG_ONESHOT, MSG_STREAM, MSG_FAILED };
+
+struct aead_ctx {
+    struct ccree_prov *prov;
+    size_t idx;
+    const struct ccree_alg *alg;
+    const struct aead_mode *mode; /* what a call does */
+    int gcm, enc, keyed;
+    unsigned char key[32];
+    unsigned char iv[GCM_IV_MAX];
+    size_t ivlen;
+    int ivstate;
+    unsigned char tag[TAG_MAX];
+    size_t taglen; /* GCM: 0 until a tag is set or computed; CCM: M */
+    int tagset;    /* CCM: the tag is given (decrypt) or computed (encrypt); GCM: given for
+                    * this message (the default provider keeps an old one for final) */
+    size_t msglen; /* CCM: the data length announced before the AAD */
+    size_t kivlen, ktaglen; /* CCM: the IV and tag lengths when the key was set */
+    int msglen_set;
+    unsigned char tlsaad[TLS_AAD];
+    int tls, ivgen;
+    size_t tlspad;
+    int msg;
+    size_t naad;         /* non-empty AAD updates of this message */
+    unsigned char *buf;  /* this message so far: AAD || one-shot data (GCM) */
+    size_t cap, aadlen, datalen;
+    unsigned char *aadout; /* where the kernel writes the AAD back, so that ours stays intact */
+    size_t aadcap;
+    int gen_next; /* tlsivgen gave out the explicit nonce: count it up before the next */
+    unsigned char ivout[GCM_IV_MAX]; /* the IV as the default provider reports it */
+    struct ccree_sock op;
+    size_t op_authsize;
+    int kernel_off; /* the kernel failed this key: software until the next key */
+    EVP_CIPHER_CTX *sw;
+    int sw_keyed, sw_enc;
+};
+
+/* What a mode does with one call (keyed, not a TLS record): chosen by the row at newctx. */
+struct aead_mode {
+    int (*message)(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
+                   size_t len);
+};
+extern const struct aead_mode aead_gcm_mode, aead_ccm_mode;
+
+/* Fails with ccree's error: the algorithm, then what. */
+int aead_fail(struct aead_ctx *c, int reason, const char *what);
+/* The message buffer holds at least n bytes. */
+int aead_reserve(struct aead_ctx *c, size_t n);
+/* What this message kept of its data goes: a one-shot GCM encryption's plaintext. */
+void aead_forget_data(struct aead_ctx *c);
+void aead_new_message(struct aead_ctx *c);
+/* The path of a message of total bytes: 1 the kernel, 0 software (timed where both can). */
+int aead_choose(struct aead_ctx *c, size_t total, size_t taglen, struct ccree_choice *ch);
+/*
+ * A whole message, aad || in to out with its tag, on the path chosen, the kernel failing over
+ * to the default provider: 1, 0 with an error raised, or -1 when a decryption fails
+ * authentication (out wiped, no error raised: the caller's to say).
+ */
+int aead_oneshot(struct aead_ctx *c, struct ccree_choice *ch, unsigned char *aad, size_t aadlen,
+                 const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+                 size_t taglen);
+/* A one-shot as the end of an operation: an authentication failure is an error. */
+int aead_oneshot_final(struct aead_ctx *c, unsigned char *aad, size_t aadlen,
+                       const unsigned char *in, unsigned char *out, size_t len,
+                       unsigned char *tag, size_t taglen);
+/* The software context brought to where this message is, to go on there. */
+int aead_to_stream(struct aead_ctx *c);
+/* AAD kept while it fits one kernel request with the data still to come. */
+int aead_add_aad(struct aead_ctx *c, const unsigned char *aad, size_t len);
+/* The software context's: data (counted), the tag set or got, GCM's end of message. */
+int aead_sw_data(struct aead_ctx *c, unsigned char *out, const unsigned char *in, size_t len);
+int aead_sw_set_tag(struct aead_ctx *c, const unsigned char *tag, size_t taglen);
+int aead_sw_get_tag(struct aead_ctx *c, unsigned char *tag, size_t taglen);
+int aead_sw_gcm_final(struct aead_ctx *c, unsigned char *tag, size_t taglen);
+
+/* One update, final or EVP_Cipher call, a TLS record or by the mode. */
+int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
+                 size_t len);
+/* No IV set: an encryption gets a random one, as in the default provider. */
+int aead_gcm_new_iv(struct aead_ctx *c);
+
+/* The 64-bit counter that ends a TLS nonce, counted up. */
+static inline void aead_ctr64_inc(unsigned char *counter)
+{
+    int n = 8;
+
+    while (n-- > 0 && ++counter[n] == 0)
+        continue;
+}
+
+#endif

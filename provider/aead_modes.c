@@ -1,0 +1,243 @@
+/*
+ * What GCM and CCM do with a call, as the default provider's gcm_cipher_internal and
+ * ccm_cipher_internal take it, and TLS 1.2 records: the message's state, its IV and tag.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include "aead.h"
+
+/* --- GCM ----------------------------------------------------------------------------------- */
+
+static int gcm_iv_generate(struct aead_ctx *c)
+{
+    if (c->ivlen < 12 || RAND_bytes_ex(c->prov->libctx, c->iv, c->ivlen, 0) <= 0)
+        return aead_fail(c, CCREE_R_BAD_STATE, "no IV set and none can be generated");
+    c->ivstate = IV_SET;
+    return 1;
+}
+
+int aead_gcm_new_iv(struct aead_ctx *c)
+{
+    return c->enc && !c->tls ? gcm_iv_generate(c) : aead_fail(c, CCREE_R_BAD_STATE, "no IV set");
+}
+
+static int gcm_final(struct aead_ctx *c)
+{
+    size_t taglen = c->enc ? TAG_MAX : c->taglen;
+    int ok;
+
+    c->ivstate = IV_USED;
+    if (taglen == 0)
+        return aead_fail(c, CCREE_R_BAD_TAG, "no tag set for decryption");
+    if (c->msg == MSG_FAILED)
+        return aead_fail(c, CCREE_R_BAD_DECRYPT, "tag mismatch");
+    if (c->msg == MSG_ONESHOT) {
+        if (c->enc)
+            aead_forget_data(c);
+        c->taglen = taglen;
+        return 1;
+    }
+    ok = c->msg == MSG_STREAM
+             ? aead_sw_gcm_final(c, c->tag, taglen)
+             : aead_oneshot_final(c, c->buf, c->aadlen, NULL, NULL, 0, c->tag, taglen);
+    c->taglen = taglen;
+    return ok < 0 ? aead_fail(c, CCREE_R_BAD_DECRYPT, "tag mismatch") : ok;
+}
+
+static int gcm_data(struct aead_ctx *c, unsigned char *out, const unsigned char *in, size_t len)
+{
+    size_t taglen = c->enc ? TAG_MAX : c->taglen;
+    struct ccree_choice ch;
+    int ok, first = c->msg == MSG_AAD && (c->enc || c->tagset)
+                    && c->aadlen + len + TAG_MAX <= AFALG_MAX_REQUEST;
+
+    if (len == 0) /* no step, as in the default provider: not a one-shot of no data */
+        return 1;
+    if (c->msg == MSG_FAILED)
+        return aead_fail(c, CCREE_R_BAD_STATE,
+                         "with its tag set first, a decryption takes its data in one update");
+    /* One-shot: encryption the kernel takes; decryption with its tag, so nothing unauthentic
+     * is released. The data is kept for a replay should more come. */
+    ch.timed = 0;
+    if (first && (aead_choose(c, c->aadlen + len, taglen, &ch) || !c->enc)) {
+        if (!aead_reserve(c, c->aadlen + len))
+            return aead_fail(c, CCREE_R_SOFTWARE, "no memory");
+        memcpy(c->buf + c->aadlen, in, len);
+        c->datalen = len;
+        ok = aead_oneshot(c, &ch, c->buf, c->aadlen, c->buf + c->aadlen, out, len, c->tag, taglen);
+        if (ok == 0)
+            return 0;
+        /* A mismatch withholds the data (out is wiped): final fails, as in the default provider.
+         * An encryption's tag is computed, but given out only after final. */
+        c->msg = ok > 0 ? MSG_ONESHOT : MSG_FAILED;
+        c->taglen = c->enc ? 0 : taglen;
+        return 1;
+    }
+    /* An encryption in software: streamed, its data timed against the kernel's one-shots. */
+    if (!aead_to_stream(c))
+        return 0;
+    ccree_start(&ch);
+    if (!aead_sw_data(c, out, in, len))
+        return 0;
+    ccree_ran(c->prov, &ch);
+    c->datalen += len;
+    return 1;
+}
+
+/* As in the default provider, CCM's IV and tag lengths take effect when the key is set. */
+static int ccm_lengths_keyed(struct aead_ctx *c)
+{
+    return (c->ivlen == c->kivlen && c->taglen == c->ktaglen)
+           || aead_fail(c, CCREE_R_BAD_STATE, "set CCM's IV and tag lengths before its key");
+}
+
+/*
+ * TLS 1.2: explicit nonce || payload || tag, in place, by the rules of the default provider's
+ * gcm_tls_cipher and ccm_tls_cipher. A record sent carries GCM's explicit IV, counted up after
+ * it, or CCM's sequence number; a record received brings its own. GCM takes one record per
+ * tlsaad.
+ */
+static int tls_record(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
+                      size_t len)
+{
+    size_t taglen = c->gcm ? TAG_MAX : c->taglen, plen = len - TLS_EXPLICIT - taglen;
+    unsigned char *explicit;
+    int ok;
+
+    if (in == NULL || out != in || len < TLS_EXPLICIT + taglen)
+        return aead_fail(c, CCREE_R_BAD_LENGTH,
+                         "a TLS record is in place and holds a nonce and a tag");
+    if (c->gcm ? !c->ivgen || c->ivlen < TLS_EXPLICIT : c->ivlen != TLS_FIXED + TLS_EXPLICIT)
+        return aead_fail(c, CCREE_R_BAD_STATE, "TLS record without a 12-byte fixed IV");
+    if (!c->gcm && !ccm_lengths_keyed(c))
+        return 0;
+    explicit = c->iv + c->ivlen - TLS_EXPLICIT;
+    if (c->gcm && c->enc && c->gen_next) /* tlsivgen gave out the last one */
+        aead_ctr64_inc(explicit);
+    c->gen_next = 0;
+    if (c->enc)
+        memcpy(out, c->gcm ? explicit : c->tlsaad, TLS_EXPLICIT);
+    memcpy(explicit, in, TLS_EXPLICIT);
+    ok = aead_oneshot_final(c, c->tlsaad, TLS_AAD, in + TLS_EXPLICIT, out + TLS_EXPLICIT, plen,
+                            out + TLS_EXPLICIT + plen, taglen);
+    if (c->gcm && c->enc)
+        aead_ctr64_inc(explicit);
+    *outl = ok ? (c->enc ? len : plen) : 0;
+    return ok;
+}
+
+/* One GCM call (keyed, not a TLS record) as the default provider's gcm_cipher_internal takes it. */
+static int gcm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
+                       const unsigned char *in, size_t len)
+{
+    if (c->ivstate == IV_USED)
+        return aead_fail(c, CCREE_R_BAD_STATE, "the IV is used: set a new one");
+    if (c->ivstate == IV_NONE && !aead_gcm_new_iv(c))
+        return 0;
+    if (in == NULL)
+        return gcm_final(c);
+    if (out == NULL && c->datalen > 0)
+        return aead_fail(c, CCREE_R_BAD_STATE, "AAD after the data");
+    if (out == NULL ? !aead_add_aad(c, in, len) : !gcm_data(c, out, in, len))
+        return 0;
+    *outl = len; /* AAD too, as the default provider counts it */
+    return 1;
+}
+
+/* --- CCM ----------------------------------------------------------------------------------- */
+
+static int ccm_length_fits(struct aead_ctx *c, size_t len)
+{
+    size_t l = 15 - c->ivlen;
+
+    return l >= sizeof(len) || (len >> (8 * l)) == 0 /* a shift past the width is UB: 32 bits */
+           || aead_fail(c, CCREE_R_BAD_LENGTH, "the data length does not fit the nonce's L");
+}
+
+static int ccm_data(struct aead_ctx *c, unsigned char *out, const unsigned char *in, size_t len)
+{
+    if (c->msg == MSG_ONESHOT || c->datalen > 0)
+        return aead_fail(c, CCREE_R_BAD_STATE, "CCM takes its data in one update");
+    if (c->msglen_set && c->msglen != len)
+        return aead_fail(c, CCREE_R_BAD_LENGTH, "not the announced data length");
+    if (!ccm_length_fits(c, len))
+        return 0;
+    if (!c->enc && !c->tagset)
+        return aead_fail(c, CCREE_R_BAD_TAG, "no tag set for decryption");
+    if (c->msg == MSG_AAD && c->aadlen + len + c->taglen <= AFALG_MAX_REQUEST) {
+        if (!aead_oneshot_final(c, c->buf, c->aadlen, in, out, len, c->tag, c->taglen))
+            return 0;
+        c->msg = MSG_ONESHOT;
+    } else if (!aead_to_stream(c) || !aead_sw_data(c, out, in, len)
+               || (c->enc && !aead_sw_get_tag(c, c->tag, c->taglen))) {
+        return 0;
+    }
+    c->datalen = len;
+    c->tagset = c->enc;
+    if (!c->enc) { /* as the default provider: this message is done */
+        c->ivstate = IV_NONE;
+        c->msglen_set = 0;
+    }
+    return 1;
+}
+
+/* One CCM call (keyed, not a TLS record) as the default provider's ccm_cipher_internal takes it. */
+static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
+                       const unsigned char *in, size_t len)
+{
+    if (in == NULL && out != NULL) /* final: nothing to do */
+        return 1;
+    if (c->ivstate != IV_SET)
+        return aead_fail(c, CCREE_R_BAD_STATE, "no IV set");
+    if (!ccm_lengths_keyed(c)) /* its length and AAD too, as the default provider refuses them */
+        return 0;
+    if (out == NULL && in == NULL) {
+        if (!ccm_length_fits(c, len))
+            return 0;
+        if (c->msg != MSG_AAD || c->naad > 0) { /* announced late: as the default provider */
+            int n;
+
+            if (!aead_to_stream(c) || !EVP_CipherUpdate(c->sw, NULL, &n, NULL, (int)len))
+                return aead_fail(c, CCREE_R_SOFTWARE, "length in the default provider");
+        }
+        c->msglen = len;
+        c->msglen_set = 1;
+    } else if (out == NULL) {
+        if (!c->msglen_set && len > 0)
+            return aead_fail(c, CCREE_R_BAD_STATE, "CCM needs the data length before the AAD");
+        if (c->msg == MSG_ONESHOT)
+            return aead_fail(c, CCREE_R_BAD_STATE, "AAD after the data");
+        if (len > 0 && !aead_add_aad(c, in, len))
+            return 0;
+    } else if (!ccm_data(c, out, in, len)) {
+        return 0;
+    }
+    *outl = len; /* the length and AAD too, as the default provider counts them */
+    return 1;
+}
+
+int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
+                 size_t len)
+{
+    int record = c->tls;
+
+    *outl = 0;
+    if (record && c->gcm) { /* as in the default provider: a GCM record, even refused, spends
+                             * its tlsaad and IV */
+        c->tls = 0;
+        c->ivstate = IV_USED;
+    }
+    if (!c->keyed)
+        return aead_fail(c, CCREE_R_NO_KEY, "no key set");
+    if (len > SIZE_MAX / 2) /* sums of lengths below stay in range, on 32 bits too */
+        return aead_fail(c, CCREE_R_BAD_LENGTH, "too long");
+    if (record)
+        return tls_record(c, out, outl, in, len);
+    return c->mode->message(c, out, outl, in, len);
+}
+
+const struct aead_mode aead_gcm_mode = { gcm_message }, aead_ccm_mode = { ccm_message };

@@ -1,0 +1,330 @@
+/*
+ * A GCM or CCM message on its path: whole in one kernel request, or in the default provider,
+ * where a message the kernel cannot take goes on (replayed from what the context kept).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/params.h>
+
+#include "aead.h"
+
+int aead_fail(struct aead_ctx *c, int reason, const char *what)
+{
+    CCREE_RAISE(c->prov, reason, "%s: %s", c->alg->kname, what);
+    return 0;
+}
+
+/* At least n bytes at *buf, and a buffer even for none (pointer arithmetic on NULL is UB). */
+static int grow(unsigned char **buf, size_t *cap, size_t n)
+{
+    unsigned char *b;
+
+    if (n == 0)
+        n = 1;
+    if (n <= *cap)
+        return 1;
+    if ((b = OPENSSL_clear_realloc(*buf, *cap, n)) == NULL)
+        return 0;
+    *buf = b;
+    *cap = n;
+    return 1;
+}
+
+int aead_reserve(struct aead_ctx *c, size_t n)
+{
+    return grow(&c->buf, &c->cap, n);
+}
+
+void aead_forget_data(struct aead_ctx *c)
+{
+    if (c->gcm && c->datalen > 0 && c->msg == MSG_ONESHOT)
+        OPENSSL_cleanse(c->buf + c->aadlen, c->datalen);
+}
+
+void aead_new_message(struct aead_ctx *c)
+{
+    aead_forget_data(c);
+    if (c->gcm)
+        c->tagset = 0;
+    c->msg = MSG_AAD;
+    c->naad = c->aadlen = c->datalen = 0;
+}
+
+/* --- the kernel ---------------------------------------------------------------------------- */
+
+/*
+ * A decryption with neither AAD nor data has nothing to read back, and the kernel's recvmsg
+ * then returns without running it (algif_aead works only while the reader has room): its tag
+ * would go unchecked. Such a message runs in software.
+ */
+static int kernel_can(const struct aead_ctx *c, size_t total, size_t taglen)
+{
+    return c->prov->path[c->idx].offload && !c->kernel_off && (c->enc || total > 0)
+           && total + taglen <= AFALG_MAX_REQUEST
+           && (!c->gcm || (c->ivlen == 12 && (taglen == 4 || taglen == 8 || taglen >= 12)));
+}
+
+static int kernel_ready(struct aead_ctx *c, size_t authsize)
+{
+    int fd;
+
+    if (ccree_sock_valid(&c->op) && c->op_authsize == authsize)
+        return 1;
+    ccree_sock_close(&c->op); /* the tag length belongs to the kernel transform */
+    fd = ccree_open(c->prov, c->idx, c->key, c->alg->keylen, authsize, 1);
+    if (fd < 0)
+        return fd;
+    ccree_sock_set(&c->op, fd);
+    c->op_authsize = authsize;
+    return 1;
+}
+
+/*
+ * aad || in to out and tag, on a ready socket. 0, -EBADMSG or -errno, *sent as in struct
+ * afalg_req.
+ */
+static int kernel_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t aadlen,
+                          const unsigned char *in, unsigned char *out, size_t len,
+                          unsigned char *tag, size_t taglen, int *sent)
+{
+    struct iovec src[3] = { { (void *)aad, aadlen }, { (void *)in, len }, { tag, taglen } };
+    struct iovec dst[3] = { { c->aadout, aadlen }, { out, len }, { tag, taglen } };
+    struct afalg_req r = { .enc = c->enc, .assoclen = aadlen, .in = src, .nin = c->enc ? 2 : 3,
+                           .inlen = aadlen + len + (c->enc ? 0 : taglen), .out = dst,
+                           .nout = c->enc ? 3 : 2, .outlen = aadlen + len + (c->enc ? taglen : 0) };
+    unsigned char kiv[16];
+    size_t kivlen = c->ivlen;
+    int err;
+
+    *sent = 0;
+    if (!grow(&c->aadout, &c->aadcap, aadlen))
+        return -ENOMEM;
+    dst[0].iov_base = c->aadout;
+
+    if (c->gcm)
+        memcpy(kiv, c->iv, kivlen);
+    else
+        kivlen = afalg_ccm_iv(kiv, c->iv, c->ivlen);
+    r.iv = kiv;
+    r.ivlen = kivlen;
+    err = afalg_cipher(c->op.fd, &r);
+    *sent = r.sent;
+    if (err != 0)
+        ccree_sock_close(&c->op); /* what it still holds is unknown */
+    return err;
+}
+
+/* --- the default provider ------------------------------------------------------------------ */
+
+static int software_ok(struct aead_ctx *c)
+{
+    return c->prov->fallback
+           || aead_fail(c, CCREE_R_NOT_OFFLOADED, "this call pattern needs software");
+}
+
+int aead_sw_set_tag(struct aead_ctx *c, const unsigned char *tag, size_t taglen)
+{
+    OSSL_PARAM p[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag, taglen),
+                       OSSL_PARAM_END };
+
+    return EVP_CIPHER_CTX_set_params(c->sw, p)
+           || aead_fail(c, CCREE_R_SOFTWARE, "cannot set the tag");
+}
+
+/*
+ * The software context at the start of this message; CCM's tag (decrypt) and length if known.
+ * CCM takes its IV and tag lengths with the key, so it is keyed for each message.
+ */
+static int sw_start(struct aead_ctx *c, const unsigned char *tag, int known, size_t len)
+{
+    size_t ivlen = c->ivlen;
+    OSSL_PARAM lens[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen),
+                          OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, c->taglen),
+                          OSSL_PARAM_END };
+    int n, ok;
+
+    if (c->sw == NULL && (c->sw = EVP_CIPHER_CTX_new()) == NULL)
+        return aead_fail(c, CCREE_R_SOFTWARE, "no memory");
+    if (c->gcm && (!c->sw_keyed || c->sw_enc != c->enc)) {
+        c->sw_keyed =
+            EVP_CipherInit_ex2(c->sw, c->prov->sw_cipher[c->idx], c->key, NULL, c->enc, NULL);
+        c->sw_enc = c->enc;
+    }
+    if (c->gcm)
+        lens[1] = OSSL_PARAM_construct_end();
+    ok = c->gcm ? c->sw_keyed && EVP_CIPHER_CTX_set_params(c->sw, lens)
+                      && EVP_CipherInit_ex2(c->sw, NULL, NULL, c->iv, c->enc, NULL)
+                : EVP_CipherInit_ex2(c->sw, c->prov->sw_cipher[c->idx], NULL, NULL, c->enc, lens)
+                      && EVP_CipherInit_ex2(c->sw, NULL, c->key, c->iv, c->enc, NULL)
+                      && (tag == NULL || aead_sw_set_tag(c, tag, c->taglen))
+                      && (!known || EVP_CipherUpdate(c->sw, NULL, &n, NULL, (int)len));
+    return ok || aead_fail(c, CCREE_R_SOFTWARE, "cannot start the default provider");
+}
+
+static int sw_aad(struct aead_ctx *c, const unsigned char *aad, size_t len)
+{
+    int n;
+
+    return EVP_CipherUpdate(c->sw, NULL, &n, aad, (int)len)
+           || aead_fail(c, CCREE_R_SOFTWARE, "AAD in the default provider");
+}
+
+int aead_sw_data(struct aead_ctx *c, unsigned char *out, const unsigned char *in, size_t len)
+{
+    int n;
+
+    if (!EVP_CipherUpdate(c->sw, out, &n, in, (int)len))
+        return aead_fail(c, c->gcm || c->enc ? CCREE_R_SOFTWARE : CCREE_R_BAD_DECRYPT,
+                         "data in the default provider");
+    ccree_count(c->idx, 1, 1, len);
+    return 1;
+}
+
+int aead_sw_get_tag(struct aead_ctx *c, unsigned char *tag, size_t taglen)
+{
+    OSSL_PARAM p[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, taglen),
+                       OSSL_PARAM_END };
+
+    return EVP_CIPHER_CTX_get_params(c->sw, p) || aead_fail(c, CCREE_R_SOFTWARE, "no tag");
+}
+
+int aead_sw_gcm_final(struct aead_ctx *c, unsigned char *tag, size_t taglen)
+{
+    unsigned char none[TAG_MAX];
+    int n, ok;
+
+    if (!c->enc && !aead_sw_set_tag(c, tag, taglen))
+        return 0;
+    ERR_set_mark();
+    ok = EVP_CipherFinal_ex(c->sw, none, &n);
+    if (!ok && !c->enc) {
+        ERR_pop_to_mark();
+        return -1;
+    }
+    ERR_clear_last_mark();
+    if (!ok)
+        return aead_fail(c, CCREE_R_SOFTWARE, "GCM in the default provider");
+    return !c->enc || aead_sw_get_tag(c, tag, taglen);
+}
+
+/* 1, 0 with an error raised, or -1 when a decryption fails authentication (out wiped). */
+static int sw_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t aadlen,
+                      const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+                      size_t taglen)
+{
+    int n, ok;
+
+    if (!sw_start(c, c->enc ? NULL : tag, 1, len) || (aadlen > 0 && !sw_aad(c, aad, aadlen)))
+        return 0;
+    if (c->gcm) {
+        if ((len > 0 && !aead_sw_data(c, out, in, len))
+            || (ok = aead_sw_gcm_final(c, tag, taglen)) == 0)
+            return 0;
+        if (ok < 0)
+            OPENSSL_cleanse(out, len);
+        return ok;
+    }
+    ERR_set_mark();
+    ok = EVP_CipherUpdate(c->sw, out, &n, in, (int)len); /* CCM: wipes out on a mismatch */
+    if (!ok && !c->enc) {
+        ERR_pop_to_mark();
+        return -1;
+    }
+    ERR_clear_last_mark();
+    if (!ok)
+        return aead_fail(c, CCREE_R_SOFTWARE, "CCM in the default provider");
+    ccree_count(c->idx, 1, 1, len);
+    return !c->enc || aead_sw_get_tag(c, tag, taglen);
+}
+
+int aead_choose(struct aead_ctx *c, size_t total, size_t taglen, struct ccree_choice *ch)
+{
+    if (kernel_can(c, total, taglen))
+        return ccree_choose(c->prov, c->idx, total, ch);
+    *ch = (struct ccree_choice){ .kernel = 0 };
+    return 0;
+}
+
+int aead_oneshot(struct aead_ctx *c, struct ccree_choice *ch, unsigned char *aad, size_t aadlen,
+                 const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+                 size_t taglen)
+{
+    int err;
+
+    if (ch->kernel) {
+        int sent = 0;
+
+        if ((err = kernel_ready(c, taglen)) > 0) {
+            ccree_start(ch);
+            err = kernel_oneshot(c, aad, aadlen, in, out, len, tag, taglen, &sent);
+        }
+        if (err == -EBADMSG && c->enc)
+            err = -EIO; /* a verdict on a decryption only */
+        if (err == 0 || err == -EBADMSG)
+            ccree_count(c->idx, 0, 1, len);
+        if (err == 0)
+            ccree_ran(c->prov, ch);
+        if (err == 0)
+            return 1;
+        if (sent) /* unauthenticated plaintext, or what a failed kernel wrote */
+            OPENSSL_cleanse(out, len);
+        if (err == -EBADMSG)
+            return -1;
+        ch->timed = 0;
+        if (!ccree_kernel_failed(c->prov, c->idx, err, sent && ccree_overlap(in, len, out, len)))
+            return 0;
+        c->kernel_off = 1;
+    } else if (!software_ok(c)) {
+        return 0;
+    }
+    ccree_start(ch);
+    err = sw_oneshot(c, aad, aadlen, in, out, len, tag, taglen);
+    if (err > 0)
+        ccree_ran(c->prov, ch);
+    return err;
+}
+
+int aead_oneshot_final(struct aead_ctx *c, unsigned char *aad, size_t aadlen,
+                       const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+                       size_t taglen)
+{
+    struct ccree_choice ch;
+    int ok;
+
+    aead_choose(c, aadlen + len, taglen, &ch);
+    ok = aead_oneshot(c, &ch, aad, aadlen, in, out, len, tag, taglen);
+    return ok < 0 ? aead_fail(c, CCREE_R_BAD_DECRYPT, "tag mismatch") : ok;
+}
+
+int aead_to_stream(struct aead_ctx *c)
+{
+    if (c->msg == MSG_STREAM)
+        return 1;
+    if (!software_ok(c)
+        || !sw_start(c, !c->enc && c->tagset ? c->tag : NULL, c->msglen_set, c->msglen)
+        || (c->aadlen > 0 && !sw_aad(c, c->buf, c->aadlen))
+        || (c->msg == MSG_ONESHOT
+            && !aead_sw_data(c, c->buf + c->aadlen, c->buf + c->aadlen, c->datalen)))
+        return 0;
+    c->msg = MSG_STREAM;
+    return 1;
+}
+
+int aead_add_aad(struct aead_ctx *c, const unsigned char *aad, size_t len)
+{
+    if (c->msg == MSG_AAD && c->aadlen + len + TAG_MAX <= AFALG_MAX_REQUEST
+        && (c->gcm || c->naad == 0)) {
+        if (!aead_reserve(c, c->aadlen + len))
+            return aead_fail(c, CCREE_R_SOFTWARE, "no memory");
+        memcpy(c->buf + c->aadlen, aad, len);
+        c->aadlen += len;
+    } else if (!aead_to_stream(c) || !sw_aad(c, aad, len)) {
+        return 0;
+    }
+    c->naad++;
+    return 1;
+}
