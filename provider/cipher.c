@@ -20,9 +20,7 @@ static void *cipher_dupctx(void *vctx)
         return NULL;
     *d = *c;
     ccree_sock_init(&d->op);
-    if (c->sw != NULL
-        && ((d->sw = EVP_CIPHER_CTX_new()) == NULL || !EVP_CIPHER_CTX_copy(d->sw, c->sw))) {
-        EVP_CIPHER_CTX_free(d->sw);
+    if (c->sw != NULL && (d->sw = soft(c)->dupctx(c->sw)) == NULL) {
         OPENSSL_clear_free(d, sizeof(*d));
         return NULL;
     }
@@ -36,7 +34,8 @@ static void cipher_freectx(void *vctx)
     if (c == NULL)
         return;
     ccree_sock_close(&c->op);
-    EVP_CIPHER_CTX_free(c->sw);
+    if (c->sw != NULL)
+        soft(c)->freectx(c->sw);
     OPENSSL_clear_free(c, sizeof(*c));
 }
 
@@ -195,12 +194,9 @@ static int rand_key(struct cipher_ctx *c, OSSL_PARAM *p)
 {
     OSSL_PARAM q[] = { *p, OSSL_PARAM_END };
 
-    if (c->sw == NULL && (c->sw = EVP_CIPHER_CTX_new()) == NULL)
+    if (c->sw == NULL && (c->sw = soft(c)->newctx(soft(c)->provctx)) == NULL)
         return 0;
-    if (!c->sw_keyed && !EVP_CipherInit_ex2(c->sw, c->prov->sw_cipher[c->idx], NULL, NULL, c->enc,
-                                            NULL))
-        return 0;
-    if (!EVP_CIPHER_CTX_get_params(c->sw, q))
+    if (!soft(c)->get_ctx_params(c->sw, q))
         return 0;
     p->return_size = q[0].return_size;
     return 1;

@@ -35,9 +35,14 @@ struct cipher_ctx {
     unsigned char tls_mac[EVP_MAX_MD_SIZE]; /* the MAC of the last record decrypted */
     struct ccree_sock op;
     int kernel_off; /* the kernel failed this key: software until the next key */
-    EVP_CIPHER_CTX *sw;
+    void *sw; /* the software provider's context, called through its functions (soft) */
     int sw_keyed, sw_enc, sw_iv; /* sw_iv: the software context holds the current IV */
 };
+
+static inline const struct ccree_sw_cipher *soft(const struct cipher_ctx *c)
+{
+    return &c->prov->sw_skcipher[c->idx];
+}
 
 /*
  * What a mode does with an update (out gets *outl bytes), a final, and EVP_Cipher (whole

@@ -60,8 +60,11 @@ static void ctr_add(unsigned char *ctr, size_t len, size_t blocks)
 
 int cipher_sync_iv(struct cipher_ctx *c)
 {
-    if (c->sw_iv && c->alg->ivlen
-        && !EVP_CIPHER_CTX_get_updated_iv(c->sw, c->iv, c->alg->ivlen)) {
+    OSSL_PARAM iv[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, c->iv,
+                                                c->alg->ivlen),
+                        OSSL_PARAM_END };
+
+    if (c->sw_iv && c->alg->ivlen && !soft(c)->get_ctx_params(c->sw, iv)) {
         CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "cannot read the software IV");
         return 0;
     }
@@ -132,17 +135,12 @@ static int kernel_run(struct cipher_ctx *c, const struct seg *is, const struct s
     return err;
 }
 
+/* Whole blocks in, as many out: the software context with padding off. */
 static int sw_update(struct cipher_ctx *c, unsigned char *out, const unsigned char *in, size_t len)
 {
-    int n;
+    size_t n;
 
-    for (; len > 0; in += n, out += n, len -= n) {
-        /* whole blocks a call; a CTS or XTS message (at most INT_MAX) in one */
-        n = len > INT_MAX ? INT_MAX & ~(MAXBLK - 1) : (int)len;
-        if (!EVP_CipherUpdate(c->sw, out, &n, in, n))
-            return 0;
-    }
-    return 1;
+    return soft(c)->update(c->sw, out, &n, len, in, len) && n == len;
 }
 
 /* The software context set up anew for this key, direction and IV. */
@@ -157,11 +155,11 @@ static int sw_init(struct cipher_ctx *c)
 
     if (!is_cts(c))
         params[1] = OSSL_PARAM_construct_end();
-    if (c->sw == NULL && (c->sw = EVP_CIPHER_CTX_new()) == NULL)
+    if (c->sw == NULL && (c->sw = soft(c)->newctx(soft(c)->provctx)) == NULL)
         return 0;
-    c->sw_keyed = EVP_CipherInit_ex2(c->sw, rekey ? c->prov->sw_cipher[c->idx] : NULL,
-                                     rekey ? c->key : NULL, c->alg->ivlen ? c->iv : NULL, c->enc,
-                                     params);
+    c->sw_keyed = (c->enc ? soft(c)->einit : soft(c)->dinit)(
+        c->sw, rekey ? c->key : NULL, rekey ? c->alg->keylen : 0, c->alg->ivlen ? c->iv : NULL,
+        c->alg->ivlen, params);
     c->sw_enc = c->enc;
     return c->sw_iv = c->sw_keyed;
 }

@@ -1,5 +1,6 @@
 /* The root: configuration, discovery and the self-test at load, the algorithm lists and the
  * provider params; the operations it hands out call core.c, not this file. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,37 +319,53 @@ static const OSSL_DISPATCH *sw_dispatch(OSSL_PROVIDER *prov, int op, const char 
     return d;
 }
 
-/* Digest name's functions in the software provider of props: 1, or 0 if one is missing. */
-static int sw_digest(struct ccree_prov *p, const char *name, const char *props,
-                     struct ccree_sw_digest *sd)
+/* A function the software implementation must have: its id, and where our table keeps it. */
+struct sw_function {
+    int id;
+    size_t at;
+};
+
+static const struct sw_function digest_functions[] = {
+    { OSSL_FUNC_DIGEST_NEWCTX, offsetof(struct ccree_sw_digest, newctx) },
+    { OSSL_FUNC_DIGEST_INIT, offsetof(struct ccree_sw_digest, init) },
+    { OSSL_FUNC_DIGEST_UPDATE, offsetof(struct ccree_sw_digest, update) },
+    { OSSL_FUNC_DIGEST_FINAL, offsetof(struct ccree_sw_digest, final) },
+    { OSSL_FUNC_DIGEST_DUPCTX, offsetof(struct ccree_sw_digest, dupctx) },
+    { OSSL_FUNC_DIGEST_FREECTX, offsetof(struct ccree_sw_digest, freectx) },
+    { 0, 0 },
+};
+static const struct sw_function cipher_functions[] = {
+    { OSSL_FUNC_CIPHER_NEWCTX, offsetof(struct ccree_sw_cipher, newctx) },
+    { OSSL_FUNC_CIPHER_ENCRYPT_INIT, offsetof(struct ccree_sw_cipher, einit) },
+    { OSSL_FUNC_CIPHER_DECRYPT_INIT, offsetof(struct ccree_sw_cipher, dinit) },
+    { OSSL_FUNC_CIPHER_UPDATE, offsetof(struct ccree_sw_cipher, update) },
+    { OSSL_FUNC_CIPHER_GET_CTX_PARAMS, offsetof(struct ccree_sw_cipher, get_ctx_params) },
+    { OSSL_FUNC_CIPHER_DUPCTX, offsetof(struct ccree_sw_cipher, dupctx) },
+    { OSSL_FUNC_CIPHER_FREECTX, offsetof(struct ccree_sw_cipher, freectx) },
+    { 0, 0 },
+};
+
+/*
+ * The functions of operation op's name in the software provider of props, into table, and
+ * that provider's context: 1, or 0 if one is missing.
+ */
+static int sw_functions(struct ccree_prov *p, int op, const char *name, const char *props,
+                        const struct sw_function *want, void *table, void **provctx)
 {
     OSSL_PROVIDER *prov = strcmp(props, "provider=legacy") == 0 ? p->legacy : p->deflt;
-    const OSSL_DISPATCH *d = sw_dispatch(prov, OSSL_OP_DIGEST, name);
+    const OSSL_DISPATCH *d = sw_dispatch(prov, op, name);
+    size_t i, missing = 0;
 
+    for (i = 0; want[i].id != 0; i++)
+        missing++;
     for (; d != NULL && d->function_id != 0; d++)
-        switch (d->function_id) {
-        case OSSL_FUNC_DIGEST_NEWCTX:
-            sd->newctx = OSSL_FUNC_digest_newctx(d);
-            break;
-        case OSSL_FUNC_DIGEST_INIT:
-            sd->init = OSSL_FUNC_digest_init(d);
-            break;
-        case OSSL_FUNC_DIGEST_UPDATE:
-            sd->update = OSSL_FUNC_digest_update(d);
-            break;
-        case OSSL_FUNC_DIGEST_FINAL:
-            sd->final = OSSL_FUNC_digest_final(d);
-            break;
-        case OSSL_FUNC_DIGEST_DUPCTX:
-            sd->dupctx = OSSL_FUNC_digest_dupctx(d);
-            break;
-        case OSSL_FUNC_DIGEST_FREECTX:
-            sd->freectx = OSSL_FUNC_digest_freectx(d);
-            break;
-        }
-    sd->provctx = OSSL_PROVIDER_get0_provider_ctx(prov);
-    return sd->newctx != NULL && sd->init != NULL && sd->update != NULL && sd->final != NULL
-           && sd->dupctx != NULL && sd->freectx != NULL;
+        for (i = 0; want[i].id != 0; i++)
+            if (d->function_id == want[i].id) {
+                memcpy((char *)table + want[i].at, &d->function, sizeof(d->function));
+                missing--;
+            }
+    *provctx = OSSL_PROVIDER_get0_provider_ctx(prov);
+    return missing == 0;
 }
 
 /* Whether software refuses its AEAD IV length given twice in one set_params (asked once). */
@@ -399,9 +416,14 @@ static int load_software(struct ccree_prov *p, const OSSL_DISPATCH *in)
             p->path[i].offload = 0;
             snprintf(p->path[i].reason, sizeof(p->path[i].reason),
                      "not offered: no software implementation (default or legacy provider)");
-        } else if (op == CCREE_OP_CIPHER
-                       ? (p->sw_cipher[i] = EVP_CIPHER_fetch(p->libctx, name, p->sw_props[i])) == NULL
-                       : !sw_digest(p, name, p->sw_props[i], &p->sw_digest[i])) {
+        } else if (op == CCREE_OP_DIGEST
+                       ? !sw_functions(p, OSSL_OP_DIGEST, name, p->sw_props[i], digest_functions,
+                                       &p->sw_digest[i], &p->sw_digest[i].provctx)
+                       : (p->sw_cipher[i] = EVP_CIPHER_fetch(p->libctx, name, p->sw_props[i])) == NULL
+                             || (a->kind == CCREE_SKCIPHER
+                                 && !sw_functions(p, OSSL_OP_CIPHER, name, p->sw_props[i],
+                                                  cipher_functions, &p->sw_skcipher[i],
+                                                  &p->sw_skcipher[i].provctx))) {
             return 0;
         }
         if (p->sw_cipher[i] != NULL && a->kind == CCREE_AEAD)
