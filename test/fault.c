@@ -11,7 +11,8 @@
  *   any-tag      an answer refused with EBADMSG comes back whole instead: a driver that
  *                accepts any tag
  *   slow-kernel  every request (sendmsg) takes 2 ms more
- *   slow-software every EVP_CipherUpdate (ccree's way into the default provider) takes 2 ms more
+ *   slow-software AES-128-CBC's update in the software provider, as ccree finds it there
+ *                (OSSL_PROVIDER_query_operation), takes 2 ms more
  *   unset        no fault, only counting
  * and, on requests of AF_ALG op sockets only once armed, the faults a kernel produces:
  *   recv-short        recvmsg gets the destination cut to half its length, rounded down to 16
@@ -42,7 +43,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/core_dispatch.h>
 #include <openssl/evp.h>
+#include <openssl/provider.h>
 
 #ifndef SOL_ALG
 #define SOL_ALG 279
@@ -164,16 +167,58 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
     return real(fd, msg, flags);
 }
 
-EXPORT int EVP_CipherUpdate(EVP_CIPHER_CTX *ctx, unsigned char *out,
-                                                            int *outl, const unsigned char *in,
-                                                            int inl)
-{
-    int (*real)(EVP_CIPHER_CTX *, unsigned char *, int *, const unsigned char *, int)
-        = dlsym(RTLD_NEXT, "EVP_CipherUpdate");
+static OSSL_FUNC_cipher_update_fn *cbc_update;
 
-    if (fault("slow-software"))
-        nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
-    return real(ctx, out, outl, in, inl);
+static int slow_update(void *ctx, unsigned char *out, size_t *outl, size_t outsize,
+                       const unsigned char *in, size_t inl)
+{
+    nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+    return cbc_update(ctx, out, outl, outsize, in, inl);
+}
+
+/* The software provider's ciphers with AES-128-CBC's update made slow; the rest as they are. */
+static OSSL_ALGORITHM slow_ciphers[512];
+static OSSL_DISPATCH slow_cbc[64];
+static const OSSL_ALGORITHM *queried; /* what slow_ciphers copies, for the unquery */
+
+EXPORT const OSSL_ALGORITHM *OSSL_PROVIDER_query_operation(const OSSL_PROVIDER *prov,
+                                                           int operation_id, int *no_cache)
+{
+    const OSSL_ALGORITHM *(*real)(const OSSL_PROVIDER *, int, int *)
+        = dlsym(RTLD_NEXT, "OSSL_PROVIDER_query_operation");
+    const OSSL_ALGORITHM *all = real(prov, operation_id, no_cache);
+    size_t i, j;
+
+    if (!fault("slow-software") || operation_id != OSSL_OP_CIPHER || all == NULL)
+        return all;
+    for (i = 0; all[i].algorithm_names != NULL; i++) {
+        if (i + 1 == sizeof(slow_ciphers) / sizeof(slow_ciphers[0]))
+            abort(); /* the shim's table is too small: fail loudly */
+        slow_ciphers[i] = all[i];
+        if (strncmp(all[i].algorithm_names, "AES-128-CBC:", 12) != 0)
+            continue;
+        for (j = 0; (slow_cbc[j] = all[i].implementation[j]).function_id != 0; j++) {
+            if (j + 1 == sizeof(slow_cbc) / sizeof(slow_cbc[0]))
+                abort();
+            if (slow_cbc[j].function_id == OSSL_FUNC_CIPHER_UPDATE) {
+                cbc_update = OSSL_FUNC_cipher_update(&slow_cbc[j]);
+                slow_cbc[j].function = (void (*)(void))slow_update;
+            }
+        }
+        slow_ciphers[i].implementation = slow_cbc;
+    }
+    slow_ciphers[i] = all[i];
+    queried = all;
+    return slow_ciphers;
+}
+
+EXPORT void OSSL_PROVIDER_unquery_operation(const OSSL_PROVIDER *prov, int operation_id,
+                                            const OSSL_ALGORITHM *algs)
+{
+    void (*real)(const OSSL_PROVIDER *, int, const OSSL_ALGORITHM *)
+        = dlsym(RTLD_NEXT, "OSSL_PROVIDER_unquery_operation");
+
+    real(prov, operation_id, algs == slow_ciphers ? queried : algs);
 }
 
 EXPORT FILE *fopen(const char *path, const char *mode)
