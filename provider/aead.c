@@ -125,9 +125,7 @@ static void *aead_dupctx(void *vctx)
     d->aadcap = 0;
     d->sw = NULL;
     if ((c->cap > 0 && (d->buf = OPENSSL_memdup(c->buf, c->cap)) == NULL)
-        || (c->sw != NULL
-            && ((d->sw = EVP_CIPHER_CTX_new()) == NULL || !EVP_CIPHER_CTX_copy(d->sw, c->sw)))) {
-        EVP_CIPHER_CTX_free(d->sw);
+        || (c->sw != NULL && (d->sw = soft(c)->dupctx(c->sw)) == NULL)) {
         OPENSSL_clear_free(d->buf, d->cap);
         OPENSSL_clear_free(d, sizeof(*d));
         return NULL;
@@ -142,7 +140,8 @@ static void aead_freectx(void *vctx)
     if (c == NULL)
         return;
     ccree_sock_close(&c->op);
-    EVP_CIPHER_CTX_free(c->sw);
+    if (c->sw != NULL)
+        soft(c)->freectx(c->sw);
     OPENSSL_clear_free(c->buf, c->cap);
     OPENSSL_free(c->aadout);
     OPENSSL_clear_free(c, sizeof(*c));

@@ -49,9 +49,14 @@ struct aead_ctx {
     struct ccree_sock op;
     size_t op_authsize;
     int kernel_off; /* the kernel failed this key: software until the next key */
-    EVP_CIPHER_CTX *sw;
+    void *sw; /* the software provider's context, called through its functions (soft) */
     int sw_keyed, sw_enc;
 };
+
+static inline const struct ccree_sw_cipher *soft(const struct aead_ctx *c)
+{
+    return &c->prov->sw_cipher[c->idx];
+}
 
 /* What a mode does with one call (keyed, not a TLS record): chosen by the row at newctx. */
 struct aead_mode {
@@ -85,7 +90,11 @@ int aead_oneshot_final(struct aead_ctx *c, unsigned char *aad, size_t aadlen,
 int aead_to_stream(struct aead_ctx *c);
 /* AAD kept while it fits one kernel request with the data still to come. */
 int aead_add_aad(struct aead_ctx *c, const unsigned char *aad, size_t len);
-/* The software context's: data (counted), the tag set or got, GCM's end of message. */
+/*
+ * The software context's: an update (AAD with out NULL, CCM's length with in NULL too), data
+ * (counted), the tag set or got, GCM's end of message.
+ */
+int aead_sw_update(struct aead_ctx *c, unsigned char *out, const unsigned char *in, size_t len);
 int aead_sw_data(struct aead_ctx *c, unsigned char *out, const unsigned char *in, size_t len);
 int aead_sw_set_tag(struct aead_ctx *c, const unsigned char *tag, size_t taglen);
 int aead_sw_get_tag(struct aead_ctx *c, unsigned char *tag, size_t taglen);

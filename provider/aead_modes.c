@@ -2,6 +2,7 @@
  * What GCM and CCM do with a call, as the default provider's gcm_cipher_internal and
  * ccm_cipher_internal take it, and TLS 1.2 records: the message's state, its IV and tag.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -199,9 +200,7 @@ static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
         if (!ccm_length_fits(c, len))
             return 0;
         if (c->msg != MSG_AAD || c->naad > 0) { /* announced late: as the default provider */
-            int n;
-
-            if (!aead_to_stream(c) || !EVP_CipherUpdate(c->sw, NULL, &n, NULL, (int)len))
+            if (!aead_to_stream(c) || !aead_sw_update(c, NULL, NULL, len))
                 return aead_fail(c, CCREE_R_SOFTWARE, "length in the default provider");
         }
         c->msglen = len;
@@ -233,7 +232,9 @@ int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, const uns
     }
     if (!c->keyed)
         return aead_fail(c, CCREE_R_NO_KEY, "no key set");
-    if (len > SIZE_MAX / 2) /* sums of lengths below stay in range, on 32 bits too */
+    /* At most INT_MAX bytes a call, as EVP's updates take, EVP_Cipher's (an unsigned int)
+     * too; sums of lengths below stay in range, on 32 bits too. */
+    if (len > INT_MAX)
         return aead_fail(c, CCREE_R_BAD_LENGTH, "too long");
     if (record)
         return tls_record(c, out, outl, in, len);

@@ -131,53 +131,60 @@ int aead_sw_set_tag(struct aead_ctx *c, const unsigned char *tag, size_t taglen)
     OSSL_PARAM p[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag, taglen),
                        OSSL_PARAM_END };
 
-    return EVP_CIPHER_CTX_set_params(c->sw, p)
+    return soft(c)->set_ctx_params(c->sw, p)
            || aead_fail(c, CCREE_R_SOFTWARE, "cannot set the tag");
+}
+
+int aead_sw_update(struct aead_ctx *c, unsigned char *out, const unsigned char *in, size_t len)
+{
+    size_t n;
+
+    return soft(c)->update(c->sw, out, &n, len, in, len);
 }
 
 /*
  * The software context at the start of this message; CCM's tag (decrypt) and length if known.
- * CCM takes its IV and tag lengths with the key, so it is keyed for each message.
+ * CCM takes its IV and tag lengths with the key, so each of its messages gets a new context.
  */
 static int sw_start(struct aead_ctx *c, const unsigned char *tag, int known, size_t len)
 {
+    OSSL_FUNC_cipher_encrypt_init_fn *init = c->enc ? soft(c)->einit : soft(c)->dinit;
     size_t ivlen = c->ivlen;
     OSSL_PARAM lens[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen),
                           OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, c->taglen),
                           OSSL_PARAM_END };
-    int n, ok;
+    int ok;
 
-    if (c->sw == NULL && (c->sw = EVP_CIPHER_CTX_new()) == NULL)
+    if (!c->gcm && c->sw != NULL) {
+        soft(c)->freectx(c->sw);
+        c->sw = NULL;
+    }
+    if (c->sw == NULL && (c->sw = soft(c)->newctx(soft(c)->provctx)) == NULL)
         return aead_fail(c, CCREE_R_SOFTWARE, "no memory");
     if (c->gcm && (!c->sw_keyed || c->sw_enc != c->enc)) {
-        c->sw_keyed =
-            EVP_CipherInit_ex2(c->sw, c->prov->sw_cipher[c->idx], c->key, NULL, c->enc, NULL);
+        c->sw_keyed = init(c->sw, c->key, c->alg->keylen, NULL, 0, NULL);
         c->sw_enc = c->enc;
     }
     if (c->gcm)
         lens[1] = OSSL_PARAM_construct_end();
-    ok = c->gcm ? c->sw_keyed && EVP_CIPHER_CTX_set_params(c->sw, lens)
-                      && EVP_CipherInit_ex2(c->sw, NULL, NULL, c->iv, c->enc, NULL)
-                : EVP_CipherInit_ex2(c->sw, c->prov->sw_cipher[c->idx], NULL, NULL, c->enc, lens)
-                      && EVP_CipherInit_ex2(c->sw, NULL, c->key, c->iv, c->enc, NULL)
+    ok = c->gcm ? c->sw_keyed && soft(c)->set_ctx_params(c->sw, lens)
+                      && init(c->sw, NULL, 0, c->iv, c->ivlen, NULL)
+                : init(c->sw, NULL, 0, NULL, 0, lens)
+                      && init(c->sw, c->key, c->alg->keylen, c->iv, c->ivlen, NULL)
                       && (tag == NULL || aead_sw_set_tag(c, tag, c->taglen))
-                      && (!known || EVP_CipherUpdate(c->sw, NULL, &n, NULL, (int)len));
+                      && (!known || aead_sw_update(c, NULL, NULL, len));
     return ok || aead_fail(c, CCREE_R_SOFTWARE, "cannot start the default provider");
 }
 
 static int sw_aad(struct aead_ctx *c, const unsigned char *aad, size_t len)
 {
-    int n;
-
-    return EVP_CipherUpdate(c->sw, NULL, &n, aad, (int)len)
+    return aead_sw_update(c, NULL, aad, len)
            || aead_fail(c, CCREE_R_SOFTWARE, "AAD in the default provider");
 }
 
 int aead_sw_data(struct aead_ctx *c, unsigned char *out, const unsigned char *in, size_t len)
 {
-    int n;
-
-    if (!EVP_CipherUpdate(c->sw, out, &n, in, (int)len))
+    if (!aead_sw_update(c, out, in, len))
         return aead_fail(c, c->gcm || c->enc ? CCREE_R_SOFTWARE : CCREE_R_BAD_DECRYPT,
                          "data in the default provider");
     ccree_count(c->idx, 1, 1, len);
@@ -189,18 +196,19 @@ int aead_sw_get_tag(struct aead_ctx *c, unsigned char *tag, size_t taglen)
     OSSL_PARAM p[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, taglen),
                        OSSL_PARAM_END };
 
-    return EVP_CIPHER_CTX_get_params(c->sw, p) || aead_fail(c, CCREE_R_SOFTWARE, "no tag");
+    return soft(c)->get_ctx_params(c->sw, p) || aead_fail(c, CCREE_R_SOFTWARE, "no tag");
 }
 
 int aead_sw_gcm_final(struct aead_ctx *c, unsigned char *tag, size_t taglen)
 {
     unsigned char none[TAG_MAX];
-    int n, ok;
+    size_t n;
+    int ok;
 
     if (!c->enc && !aead_sw_set_tag(c, tag, taglen))
         return 0;
     ERR_set_mark();
-    ok = EVP_CipherFinal_ex(c->sw, none, &n);
+    ok = soft(c)->final(c->sw, none, &n, 0);
     if (!ok && !c->enc) {
         ERR_pop_to_mark();
         return -1;
@@ -216,7 +224,7 @@ static int sw_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t aadle
                       const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
                       size_t taglen)
 {
-    int n, ok;
+    int ok;
 
     if (!sw_start(c, c->enc ? NULL : tag, 1, len) || (aadlen > 0 && !sw_aad(c, aad, aadlen)))
         return 0;
@@ -229,7 +237,7 @@ static int sw_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t aadle
         return ok;
     }
     ERR_set_mark();
-    ok = EVP_CipherUpdate(c->sw, out, &n, in, (int)len); /* CCM: wipes out on a mismatch */
+    ok = aead_sw_update(c, out, in, len); /* CCM: wipes out on a mismatch */
     if (!ok && !c->enc) {
         ERR_pop_to_mark();
         return -1;

@@ -41,7 +41,7 @@ struct cipher_ctx {
 
 static inline const struct ccree_sw_cipher *soft(const struct cipher_ctx *c)
 {
-    return &c->prov->sw_skcipher[c->idx];
+    return &c->prov->sw_cipher[c->idx];
 }
 
 /*

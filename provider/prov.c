@@ -277,7 +277,7 @@ static void teardown(void *provctx)
     size_t i;
 
     for (i = 0; i < CCREE_NALGS; i++) {
-        EVP_CIPHER_free(p->sw_cipher[i]);
+        EVP_CIPHER_free(p->sw_evp_cipher[i]);
         EVP_MAC_free(p->sw_mac[i]);
     }
     ccree_pool_drop(p);
@@ -339,7 +339,9 @@ static const struct sw_function cipher_functions[] = {
     { OSSL_FUNC_CIPHER_ENCRYPT_INIT, offsetof(struct ccree_sw_cipher, einit) },
     { OSSL_FUNC_CIPHER_DECRYPT_INIT, offsetof(struct ccree_sw_cipher, dinit) },
     { OSSL_FUNC_CIPHER_UPDATE, offsetof(struct ccree_sw_cipher, update) },
+    { OSSL_FUNC_CIPHER_FINAL, offsetof(struct ccree_sw_cipher, final) },
     { OSSL_FUNC_CIPHER_GET_CTX_PARAMS, offsetof(struct ccree_sw_cipher, get_ctx_params) },
+    { OSSL_FUNC_CIPHER_SET_CTX_PARAMS, offsetof(struct ccree_sw_cipher, set_ctx_params) },
     { OSSL_FUNC_CIPHER_DUPCTX, offsetof(struct ccree_sw_cipher, dupctx) },
     { OSSL_FUNC_CIPHER_FREECTX, offsetof(struct ccree_sw_cipher, freectx) },
     { 0, 0 },
@@ -419,15 +421,14 @@ static int load_software(struct ccree_prov *p, const OSSL_DISPATCH *in)
         } else if (op == CCREE_OP_DIGEST
                        ? !sw_functions(p, OSSL_OP_DIGEST, name, p->sw_props[i], digest_functions,
                                        &p->sw_digest[i], &p->sw_digest[i].provctx)
-                       : (p->sw_cipher[i] = EVP_CIPHER_fetch(p->libctx, name, p->sw_props[i])) == NULL
-                             || (a->kind == CCREE_SKCIPHER
-                                 && !sw_functions(p, OSSL_OP_CIPHER, name, p->sw_props[i],
-                                                  cipher_functions, &p->sw_skcipher[i],
-                                                  &p->sw_skcipher[i].provctx))) {
+                       : (p->sw_evp_cipher[i] = EVP_CIPHER_fetch(p->libctx, name, p->sw_props[i])) == NULL
+                             || !sw_functions(p, OSSL_OP_CIPHER, name, p->sw_props[i],
+                                              cipher_functions, &p->sw_cipher[i],
+                                              &p->sw_cipher[i].provctx)) {
             return 0;
         }
-        if (p->sw_cipher[i] != NULL && a->kind == CCREE_AEAD)
-            p->sw_refuses_repeats[i] = refuses_repeats(p->sw_cipher[i], a->ivlen);
+        if (p->sw_evp_cipher[i] != NULL && a->kind == CCREE_AEAD)
+            p->sw_refuses_repeats[i] = refuses_repeats(p->sw_evp_cipher[i], a->ivlen);
     }
     return 1;
 }

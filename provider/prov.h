@@ -42,14 +42,16 @@ struct ccree_sw_digest {
     OSSL_FUNC_digest_freectx_fn *freectx;
 };
 
-/* The same for a block cipher (not an AEAD): no EVP layer per request. */
+/* The same for a cipher. */
 struct ccree_sw_cipher {
     void *provctx;
     OSSL_FUNC_cipher_newctx_fn *newctx;
     OSSL_FUNC_cipher_encrypt_init_fn *einit;
     OSSL_FUNC_cipher_decrypt_init_fn *dinit;
     OSSL_FUNC_cipher_update_fn *update;
+    OSSL_FUNC_cipher_final_fn *final;
     OSSL_FUNC_cipher_get_ctx_params_fn *get_ctx_params;
+    OSSL_FUNC_cipher_set_ctx_params_fn *set_ctx_params;
     OSSL_FUNC_cipher_dupctx_fn *dupctx;
     OSSL_FUNC_cipher_freectx_fn *freectx;
 };
@@ -68,11 +70,11 @@ struct ccree_prov {
     struct ccree_path path[CCREE_NALGS];
     struct ccree_ident ident; /* the process discovery ran in */
     const char *sw_props[CCREE_NALGS]; /* where software has it (a MAC: its digest or cipher) */
-    EVP_CIPHER *sw_cipher[CCREE_NALGS];
+    EVP_CIPHER *sw_evp_cipher[CCREE_NALGS];
     /* an AEAD whose software refuses a parameter given twice (OpenSSL 3.6 on; 3.0 takes it) */
     int sw_refuses_repeats[CCREE_NALGS];
     struct ccree_sw_digest sw_digest[CCREE_NALGS];
-    struct ccree_sw_cipher sw_skcipher[CCREE_NALGS];
+    struct ccree_sw_cipher sw_cipher[CCREE_NALGS];
     EVP_MAC *sw_mac[CCREE_NALGS];
     OSSL_ALGORITHM lists[3][CCREE_NALGS + 1]; /* offered, by enum ccree_op */
     struct ccree_timing timing[CCREE_NALGS];

@@ -69,7 +69,7 @@ static int aead_software(struct ccree_prov *p, size_t idx, const unsigned char *
     EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
 
     memcpy(out, msg, AEAD_AAD);
-    ok = c != NULL && EVP_EncryptInit_ex2(c, p->sw_cipher[idx], NULL, NULL, is_ccm ? ccm : NULL)
+    ok = c != NULL && EVP_EncryptInit_ex2(c, p->sw_evp_cipher[idx], NULL, NULL, is_ccm ? ccm : NULL)
          && EVP_EncryptInit_ex2(c, NULL, key, iv, NULL)
          && (!is_ccm || EVP_EncryptUpdate(c, NULL, &l, NULL, len))
          && EVP_EncryptUpdate(c, NULL, &l, msg, AEAD_AAD)
@@ -121,7 +121,7 @@ static int software_answer(struct ccree_prov *p, size_t idx, const unsigned char
     if (!(a->flags & EVP_CIPH_FLAG_CTS))
         params[1] = OSSL_PARAM_construct_end();
     c = EVP_CIPHER_CTX_new();
-    ok = c != NULL && EVP_EncryptInit_ex2(c, p->sw_cipher[idx], key, iv, params)
+    ok = c != NULL && EVP_EncryptInit_ex2(c, p->sw_evp_cipher[idx], key, iv, params)
          && EVP_EncryptUpdate(c, out, &l, msg, MSG);
     EVP_CIPHER_CTX_free(c);
     return ok;
