@@ -78,30 +78,12 @@ static int get_octets(EVP_CIPHER_CTX *ctx, const char *param, void *v, size_t n)
 
 /* --- the lockstep runner ---------------------------------------------------------------------- */
 
-/* ccree and the default provider, side by side; a difference fails with the sequence so far. */
+/* ccree and the default provider, side by side; a failure of ccree must carry ccree's error. */
 struct pair {
+    tu_pair t;
     EVP_CIPHER_CTX *ctx[2];
     unsigned char *out[2];
-    char log[2048];
-    size_t loglen;
 };
-
-static void note(struct pair *p, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    if (p->loglen < sizeof(p->log) - 64)
-        p->loglen += vsnprintf(p->log + p->loglen, sizeof(p->log) - p->loglen, fmt, ap);
-    va_end(ap);
-}
-
-static void differ(struct pair *p, const char *what)
-{
-    fprintf(stderr, "ccree and the default provider differ in %s\nsequence: %s\n", what, p->log);
-    ERR_print_errors_fp(stderr);
-    fail();
-}
 
 static void pair_open_with(struct pair *p, const char *name, int enc, const unsigned char *k)
 {
@@ -109,6 +91,7 @@ static void pair_open_with(struct pair *p, const char *name, int enc, const unsi
     int i;
 
     memset(p, 0, sizeof(*p));
+    p->t = (tu_pair){ .subject = "ccree", .seed = seed, .strict = 1, .compared = &compared };
     for (i = 0; i < 2; i++) {
         p->ctx[i] = EVP_CIPHER_CTX_new();
         p->out[i] = malloc(MAXLEN + 64);
@@ -117,7 +100,7 @@ static void pair_open_with(struct pair *p, const char *name, int enc, const unsi
         assert_int_equal(EVP_CipherInit_ex2(p->ctx[i], c[i], k, NULL, enc, NULL), 1);
         EVP_CIPHER_free(c[i]);
     }
-    note(p, "%s %s%s:", name, enc ? "enc" : "dec", k != NULL ? "" : " keyless");
+    tu_note(&p->t.log, "%s %s%s:", name, enc ? "enc" : "dec", k != NULL ? "" : " keyless");
 }
 
 static void pair_open(struct pair *p, const char *name, int enc)
@@ -139,90 +122,80 @@ static void pair_close(struct pair *p)
 /* Whether ccree raised an error (with its own reason); clears the queue. */
 static int ccree_error(void)
 {
-    const char *lib;
-    unsigned long e;
-    int found = 0;
+    tu_errs x;
 
-    while ((e = ERR_get_error()) != 0)
-        found |= (lib = ERR_lib_error_string(e)) != NULL && strcmp(lib, "ccree") == 0;
-    return found;
-}
-
-/* Both calls returned; ccree's failure must carry ccree's error. */
-static int same(struct pair *p, int r0, int r1, const char *what)
-{
-    compared++;
-    if (r0 != r1)
-        differ(p, what);
-    if (!r0 && !ccree_error())
-        differ(p, "the error: none of ccree's");
-    ERR_clear_error();
-    return r0;
+    tu_take_errors(&x);
+    return tu_ccree_raised(&x);
 }
 
 static int both_set_size(struct pair *p, const char *param, size_t v)
 {
-    note(p, " %s=%zu", param, v);
-    return same(p, set_size(p->ctx[0], param, v), set_size(p->ctx[1], param, v), param);
+    tu_errs e[2];
+    int r[2], i;
+
+    tu_note(&p->t.log, " %s=%zu", param, v);
+    TU_BOTH(i, e, r[i] = set_size(p->ctx[i], param, v));
+    return tu_same(&p->t, r[0], r[1], e, param);
 }
 
 static int both_set_octets(struct pair *p, const char *param, const void *v, size_t n)
 {
-    note(p, " %s(%zu)", param, n);
-    return same(p, set_octets(p->ctx[0], param, v, n), set_octets(p->ctx[1], param, v, n), param);
+    tu_errs e[2];
+    int r[2], i;
+
+    tu_note(&p->t.log, " %s(%zu)", param, n);
+    TU_BOTH(i, e, r[i] = set_octets(p->ctx[i], param, v, n));
+    return tu_same(&p->t, r[0], r[1], e, param);
 }
 
 static int both_init(struct pair *p, const unsigned char *k, const unsigned char *iv, int enc)
 {
-    note(p, k != NULL ? " key+iv" : " iv");
-    return same(p, EVP_CipherInit_ex2(p->ctx[0], NULL, k, iv, enc, NULL),
-                EVP_CipherInit_ex2(p->ctx[1], NULL, k, iv, enc, NULL), "init");
+    tu_errs e[2];
+    int r[2], i;
+
+    tu_note(&p->t.log, k != NULL ? " key+iv" : " iv");
+    TU_BOTH(i, e, r[i] = EVP_CipherInit_ex2(p->ctx[i], NULL, k, iv, enc, NULL));
+    return tu_same(&p->t, r[0], r[1], e, "init");
 }
 
 static int both_get_octets(struct pair *p, const char *param, size_t n)
 {
     unsigned char v[2][128];
+    tu_errs e[2];
     int r[2], i;
 
-    note(p, " get %s(%zu)", param, n);
-    for (i = 0; i < 2; i++)
-        r[i] = get_octets(p->ctx[i], param, v[i], n);
-    if (same(p, r[0], r[1], param) && memcmp(v[0], v[1], n) != 0)
-        differ(p, param);
+    tu_note(&p->t.log, " get %s(%zu)", param, n);
+    TU_BOTH(i, e, r[i] = get_octets(p->ctx[i], param, v[i], n));
+    if (tu_same(&p->t, r[0], r[1], e, param) && memcmp(v[0], v[1], n) != 0)
+        tu_differ(&p->t, param);
     return r[0];
 }
 
 /* An update (out NULL for AAD, in NULL for CCM's length), in place or not; outputs compared. */
 static int both_update(struct pair *p, int with_out, const unsigned char *in, size_t len, int inplace)
 {
+    tu_errs e[2];
     int r[2], n[2], i;
 
-    note(p, " %s%zu%s", with_out ? "data" : in ? "aad" : "len", len, inplace ? "i" : "");
-    for (i = 0; i < 2; i++) {
-        const unsigned char *src = in;
-
-        if (inplace && in != NULL) {
-            memcpy(p->out[i], in, len);
-            src = p->out[i];
-        }
-        n[i] = -1;
-        r[i] = EVP_CipherUpdate(p->ctx[i], with_out ? p->out[i] : NULL, &n[i], src, (int)len);
-    }
-    if (same(p, r[0], r[1], "update")
+    tu_note(&p->t.log, " %s%zu%s", with_out ? "data" : in ? "aad" : "len", len, inplace ? "i" : "");
+    TU_BOTH(i, e, const unsigned char *src = in;
+         if (inplace && in != NULL) src = memcpy(p->out[i], in, len); n[i] = -1;
+         r[i] = EVP_CipherUpdate(p->ctx[i], with_out ? p->out[i] : NULL, &n[i], src, (int)len));
+    if (tu_same(&p->t, r[0], r[1], e, "update")
         && (n[0] != n[1] || (with_out && memcmp(p->out[0], p->out[1], n[0]) != 0)))
-        differ(p, "update output");
+        tu_differ(&p->t, "update output");
     return r[0];
 }
 
 static int both_final(struct pair *p)
 {
+    tu_errs e[2];
     int r[2], n[2], i;
 
-    note(p, " final");
-    for (i = 0; i < 2; i++)
-        r[i] = EVP_CipherFinal_ex(p->ctx[i], p->out[i], &n[i]);
-    if (same(p, r[0], r[1], "final") && n[0] != n[1])
-        differ(p, "final length");
+    tu_note(&p->t.log, " final");
+    TU_BOTH(i, e, r[i] = EVP_CipherFinal_ex(p->ctx[i], p->out[i], &n[i]));
+    if (tu_same(&p->t, r[0], r[1], e, "final") && n[0] != n[1])
+        tu_differ(&p->t, "final length");
     return r[0];
 }
 
@@ -231,26 +204,23 @@ static int both_final(struct pair *p)
 static int both_cipher(struct pair *p, int with_out, const unsigned char *in, size_t len,
                        int inplace)
 {
+    tu_errs e[2];
     int r[2], i;
 
-    note(p, " cipher-%s%zu%s", in == NULL ? "final" : with_out ? "data" : "aad", len,
-         inplace ? "i" : "");
-    for (i = 0; i < 2; i++) {
-        const unsigned char *src = in;
-
-        if (inplace && in != NULL)
-            src = memcpy(p->out[i], in, len);
-        r[i] = EVP_Cipher(p->ctx[i], with_out ? p->out[i] : NULL, src, (unsigned int)len);
-    }
-    if (same(p, r[0] >= 0, r[1] >= 0, "EVP_Cipher")
+    tu_note(&p->t.log, " cipher-%s%zu%s", in == NULL ? "final" : with_out ? "data" : "aad", len,
+            inplace ? "i" : "");
+    TU_BOTH(i, e, const unsigned char *src = in;
+         if (inplace && in != NULL) src = memcpy(p->out[i], in, len);
+         r[i] = EVP_Cipher(p->ctx[i], with_out ? p->out[i] : NULL, src, (unsigned int)len));
+    if (tu_same(&p->t, r[0] >= 0, r[1] >= 0, e, "EVP_Cipher")
         && (r[0] != r[1] || (with_out && memcmp(p->out[0], p->out[1], (size_t)r[0]) != 0)))
-        differ(p, "EVP_Cipher output");
+        tu_differ(&p->t, "EVP_Cipher output");
     return r[0] >= 0;
 }
 
 static void both_copy(struct pair *p)
 {
-    note(p, " copy");
+    tu_note(&p->t.log, " copy");
     assert_true(tu_copy_both(p->ctx));
 }
 

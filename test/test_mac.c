@@ -86,30 +86,23 @@ static const char *alg_param(const struct mac *m)
 
 /* --- the lockstep pair ------------------------------------------------------------------------ */
 
-/* The subject and the oracle side by side; a difference fails with the calls so far. */
+/* The subject and the oracle side by side. */
 struct pair {
+    tu_pair t;
     EVP_MAC_CTX *ctx[2];
-    tu_log log;
 };
-
-#define note(p, ...) tu_note(&(p)->log, __VA_ARGS__)
-
-static void differ(struct pair *p, const char *what)
-{
-    tu_differ(subject, what, &p->log, seed);
-    fail();
-}
 
 static void pair_open(struct pair *p, const struct mac *m)
 {
     int i, k = is_cmac(m);
 
     memset(p, 0, sizeof(*p));
+    p->t = (tu_pair){ .subject = subject, .seed = seed, .compared = &compared };
     for (i = 0; i < 2; i++) {
         p->ctx[i] = EVP_MAC_CTX_new(evp_mac[k][i]);
         assert_non_null(p->ctx[i]);
     }
-    note(p, "%s(%s):", m->mac, m->alg);
+    tu_note(&p->t.log, "%s(%s):", m->mac, m->alg);
 }
 
 static void pair_close(struct pair *p)
@@ -119,27 +112,14 @@ static void pair_close(struct pair *p)
     ERR_clear_error();
 }
 
-/* One call on both: same return; a failure of the subject shows as tu_failure_ok says. */
-static int same(struct pair *p, int r0, const tu_errs *e0, int r1, const tu_errs *e1,
-                const char *what)
-{
-    compared++;
-    note(p, "=%d", r1);
-    if (r0 != r1)
-        differ(p, what);
-    if (!r0 && !tu_failure_ok(subject, e0, e1))
-        differ(p, "the error of a failure");
-    return r0;
-}
-
 static int both_init(struct pair *p, const unsigned char *key, size_t keylen, const OSSL_PARAM *params)
 {
     tu_errs e[2];
     int r[2], i;
 
-    note(p, key != NULL ? " init(key %zu)" : " init(NULL, %zu)", keylen);
+    tu_note(&p->t.log, key != NULL ? " init(key %zu)" : " init(NULL, %zu)", keylen);
     TU_BOTH(i, e, r[i] = EVP_MAC_init(p->ctx[i], key, keylen, params));
-    return same(p, r[0], &e[0], r[1], &e[1], "init");
+    return tu_same(&p->t, r[0], r[1], e, "init");
 }
 
 static int both_set(struct pair *p, const OSSL_PARAM *params, const char *what)
@@ -147,9 +127,9 @@ static int both_set(struct pair *p, const OSSL_PARAM *params, const char *what)
     tu_errs e[2];
     int r[2], i;
 
-    note(p, " set(%s)", what);
+    tu_note(&p->t.log, " set(%s)", what);
     TU_BOTH(i, e, r[i] = EVP_MAC_CTX_set_params(p->ctx[i], params));
-    return same(p, r[0], &e[0], r[1], &e[1], "set_params");
+    return tu_same(&p->t, r[0], r[1], e, "set_params");
 }
 
 static int both_update(struct pair *p, const unsigned char *in, size_t len)
@@ -157,9 +137,9 @@ static int both_update(struct pair *p, const unsigned char *in, size_t len)
     tu_errs e[2];
     int r[2], i;
 
-    note(p, " u%zu", len);
+    tu_note(&p->t.log, " u%zu", len);
     TU_BOTH(i, e, r[i] = EVP_MAC_update(p->ctx[i], in, len));
-    return same(p, r[0], &e[0], r[1], &e[1], "update");
+    return tu_same(&p->t, r[0], r[1], e, "update");
 }
 
 /* final into a buffer of outsize bytes (out NULL: the length only); the MAC into mac */
@@ -170,12 +150,12 @@ static int both_final(struct pair *p, size_t outsize, int null_out, unsigned cha
     tu_errs e[2];
     int r[2], i;
 
-    note(p, " final(%zu%s)", outsize, null_out ? ", NULL" : "");
+    tu_note(&p->t.log, " final(%zu%s)", outsize, null_out ? ", NULL" : "");
     TU_BOTH(i, e, r[i] = EVP_MAC_final(p->ctx[i], null_out ? NULL : out[i], &n[i], outsize));
     /* a failed final leaves its length unset */
-    if (same(p, r[0], &e[0], r[1], &e[1], "final")
+    if (tu_same(&p->t, r[0], r[1], e, "final")
         && (n[0] != n[1] || (!null_out && memcmp(out[0], out[1], n[0]) != 0)))
-        differ(p, "the MAC");
+        tu_differ(&p->t, "the MAC");
     if (mac != NULL && r[0] && !null_out) {
         memcpy(mac, out[0], n[0]);
         *maclen = n[0];
@@ -191,18 +171,18 @@ static void both_sizes(struct pair *p)
     tu_errs e[2];
     int r[2], i, mod[2][2];
 
-    note(p, " sizes");
+    tu_note(&p->t.log, " sizes");
     TU_BOTH(i, e, v[i][0] = v[i][1] = 4242;
          q[0] = OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &v[i][0]);
          q[1] = OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_BLOCK_SIZE, &v[i][1]);
          q[2] = OSSL_PARAM_construct_end(); r[i] = EVP_MAC_CTX_get_params(p->ctx[i], q);
          mod[i][0] = OSSL_PARAM_modified(&q[0]); mod[i][1] = OSSL_PARAM_modified(&q[1]));
-    if (same(p, r[0], &e[0], r[1], &e[1], "get_params")
+    if (tu_same(&p->t, r[0], r[1], e, "get_params")
         && (mod[0][0] != mod[1][0] || mod[0][1] != mod[1][1] || v[0][0] != v[1][0] || v[0][1] != v[1][1]))
-        differ(p, "size or block-size");
+        tu_differ(&p->t, "size or block-size");
     TU_BOTH(i, e, m[i] = EVP_MAC_CTX_get_mac_size(p->ctx[i]));
     if (m[0] != m[1])
-        differ(p, "EVP_MAC_CTX_get_mac_size");
+        tu_differ(&p->t, "EVP_MAC_CTX_get_mac_size");
 }
 
 /* Copies of both contexts into q, which goes on separately. */
@@ -211,12 +191,12 @@ static void pair_dup(struct pair *p, struct pair *q)
     int i;
 
     *q = *p;
-    note(q, " dup:");
+    tu_note(&q->t.log, " dup:");
     for (i = 0; i < 2; i++)
         q->ctx[i] = EVP_MAC_CTX_dup(p->ctx[i]);
     if ((q->ctx[0] == NULL) != (q->ctx[1] == NULL) || q->ctx[1] == NULL)
-        differ(p, "EVP_MAC_CTX_dup");
-    note(p, " (dup)");
+        tu_differ(&p->t, "EVP_MAC_CTX_dup");
+    tu_note(&p->t.log, " (dup)");
 }
 
 /* --- parameters and the independent answer -------------------------------------------------- */
@@ -258,7 +238,7 @@ static void expect_mac(struct pair *p, const char *what, const unsigned char *go
                        const unsigned char *want, size_t wantlen)
 {
     if (gotlen != wantlen || memcmp(got, want, wantlen) != 0)
-        differ(p, what);
+        tu_differ(&p->t, what);
 }
 
 /* --- random runs ----------------------------------------------------------------------------- */
@@ -288,7 +268,7 @@ static void run(const struct mac *m, tu_rng *r, size_t keylen, size_t len)
     tu_rng_fill(r, key2, sizeof(key2));
     pair_open(&p, m);
     q.ctx[0] = NULL;
-    note(&p, " key %zu len %zu", keylen, len);
+    tu_note(&p.t.log, " key %zu len %zu", keylen, len);
     both_sizes(&p);
     alg_params(prm, m, m->alg, NULL, key_as_param ? key : NULL, keylen);
     if (key_as_param ? !both_set(&p, prm, "alg, key") || !both_init(&p, NULL, 0, NULL)
@@ -439,7 +419,7 @@ static void params(void **state)
 
         for (i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
             pair_open(&p, m);
-            note(&p, " properties '%s'", props[i]);
+            tu_note(&p.t.log, " properties '%s'", props[i]);
             if (both_init(&p, key, klen, alg_params(q, m, m->alg, props[i], NULL, 0)))
                 both_message(&p);
             both_sizes(&p);
@@ -489,7 +469,7 @@ static void bad_no_key(struct pair *p, const struct mac *m, const unsigned char 
 static void unkeyed_updates(struct pair *p)
 {
     if (both_update(p, data, 0) || both_update(p, data, 10))
-        differ(p, "an update without a key succeeds");
+        tu_differ(&p->t, "an update without a key succeeds");
 }
 
 static void bad_unkeyed(struct pair *p, const struct mac *m, const unsigned char *key)
@@ -520,7 +500,7 @@ static void with_alg(struct pair *p, const struct mac *m, const unsigned char *k
 {
     OSSL_PARAM q[4];
 
-    note(p, " alg '%s'", name);
+    tu_note(&p->t.log, " alg '%s'", name);
     if (both_init(p, key, klen, alg_params(q, m, name, props, NULL, 0))) {
         both_sizes(p);
         both_message(p);
@@ -672,7 +652,7 @@ static void bad_input(void **state)
             if (bads[b].kind == 1 + !is_cmac(&macs[a]))
                 continue;
             pair_open(&p, &macs[a]);
-            note(&p, " [%s]", bads[b].what);
+            tu_note(&p.t.log, " [%s]", bads[b].what);
             bads[b].run(&p, &macs[a], key);
             pair_close(&p);
         }

@@ -57,38 +57,19 @@ static unsigned long compared, independent; /* calls compared; outputs checked a
 /* --- the lockstep pair ------------------------------------------------------------------------ */
 
 struct pair {
+    tu_pair t;
     const struct mode *m;
     EVP_CIPHER_CTX *ctx[2];
     unsigned char *out[2]; /* the last output of each */
     int outl;
-    tu_log log;
 };
-
-#define note(p, ...) tu_note(&(p)->log, __VA_ARGS__)
-
-static void differ(struct pair *p, const char *what)
-{
-    tu_differ(subject, what, &p->log, seed);
-    fail();
-}
-
-/* Same return on both; a failure of the subject shows as tu_failure_ok says. */
-static int same(struct pair *p, int r0, int r1, const tu_errs *e, const char *what)
-{
-    compared++;
-    note(p, "=%d", r1);
-    if (r0 != r1)
-        differ(p, what);
-    if (!r0 && !tu_failure_ok(subject, &e[0], &e[1]))
-        differ(p, "the error of a failure");
-    return r0;
-}
 
 static void pair_open(struct pair *p, size_t mi)
 {
     int i;
 
     memset(p, 0, sizeof(*p));
+    p->t = (tu_pair){ .subject = subject, .seed = seed, .compared = &compared };
     p->m = &modes[mi];
     for (i = 0; i < 2; i++) {
         p->ctx[i] = EVP_CIPHER_CTX_new();
@@ -96,7 +77,7 @@ static void pair_open(struct pair *p, size_t mi)
         assert_non_null(p->ctx[i]);
         assert_non_null(p->out[i]);
     }
-    note(p, "%s:", p->m->name);
+    tu_note(&p->t.log, "%s:", p->m->name);
 }
 
 static void pair_close(struct pair *p)
@@ -118,10 +99,10 @@ static int both_init(struct pair *p, int with_cipher, const unsigned char *key, 
     tu_errs e[2];
     int r[2], i;
 
-    note(p, " init(%s%s%s%s)", with_cipher ? "cipher " : "", key ? "key " : "", iv ? "iv " : "",
-         enc ? "enc" : "dec");
+    tu_note(&p->t.log, " init(%s%s%s%s)", with_cipher ? "cipher " : "", key ? "key " : "",
+            iv ? "iv " : "", enc ? "enc" : "dec");
     TU_BOTH(i, e, r[i] = EVP_CipherInit_ex2(p->ctx[i], with_cipher ? evp[mi][i] : NULL, key, iv, enc, params));
-    return same(p, r[0], r[1], e, "init");
+    return tu_same(&p->t, r[0], r[1], e, "init");
 }
 
 static int both_set(struct pair *p, const OSSL_PARAM *params, const char *what)
@@ -129,9 +110,9 @@ static int both_set(struct pair *p, const OSSL_PARAM *params, const char *what)
     tu_errs e[2];
     int r[2], i;
 
-    note(p, " set(%s)", what);
+    tu_note(&p->t.log, " set(%s)", what);
     TU_BOTH(i, e, r[i] = EVP_CIPHER_CTX_set_params(p->ctx[i], params));
-    return same(p, r[0], r[1], e, "set_params");
+    return tu_same(&p->t, r[0], r[1], e, "set_params");
 }
 
 static int both_set_mode(struct pair *p, const char *mode)
@@ -147,19 +128,20 @@ static int both_update(struct pair *p, const unsigned char *in, size_t len, int 
     tu_errs e[2];
     int r[2], n[2], i;
 
-    note(p, " %s%zu%s", evp_cipher ? "cipher" : "u", len, inplace ? "i" : "");
+    tu_note(&p->t.log, " %s%zu%s", evp_cipher ? "cipher" : "u", len, inplace ? "i" : "");
     TU_BOTH(i, e, const unsigned char *src = in; n[i] = -1;
          if (inplace) { memcpy(p->out[i], in, len); src = p->out[i]; }
          if (evp_cipher) { r[i] = n[i] = EVP_Cipher(p->ctx[i], p->out[i], src, (unsigned int)len); }
          else r[i] = EVP_CipherUpdate(p->ctx[i], p->out[i], &n[i], src, (int)len));
     if (evp_cipher) { /* the length, or -1 */
         if (r[0] != r[1])
-            differ(p, "EVP_Cipher's return");
+            tu_differ(&p->t, "EVP_Cipher's return");
         r[0] = r[0] > 0 || (r[0] == 0 && len == 0);
         r[1] = r[1] > 0 || (r[1] == 0 && len == 0);
     }
-    if (same(p, r[0], r[1], e, "update") && (n[0] != n[1] || memcmp(p->out[0], p->out[1], (size_t)n[0]) != 0))
-        differ(p, "the output");
+    if (tu_same(&p->t, r[0], r[1], e, "update")
+        && (n[0] != n[1] || memcmp(p->out[0], p->out[1], (size_t)n[0]) != 0))
+        tu_differ(&p->t, "the output");
     p->outl = r[0] ? n[0] : -1;
     return r[0];
 }
@@ -169,19 +151,19 @@ static int both_final(struct pair *p)
     tu_errs e[2];
     int r[2], n[2], i;
 
-    note(p, " final");
+    tu_note(&p->t.log, " final");
     TU_BOTH(i, e, n[i] = -1; r[i] = EVP_CipherFinal_ex(p->ctx[i], p->out[i], &n[i]));
-    if (same(p, r[0], r[1], e, "final") && n[0] != n[1])
-        differ(p, "final's length");
+    if (tu_same(&p->t, r[0], r[1], e, "final") && n[0] != n[1])
+        tu_differ(&p->t, "final's length");
     return r[0];
 }
 
 /* The subject and the oracle continue with copies of themselves. */
 static void both_copy(struct pair *p)
 {
-    note(p, " copy");
+    tu_note(&p->t.log, " copy");
     if (!tu_copy_both(p->ctx))
-        differ(p, "EVP_CIPHER_CTX_copy");
+        tu_differ(&p->t, "EVP_CIPHER_CTX_copy");
 }
 
 /* The context's parameters: iv, updated-iv, num, key and IV lengths, padding, cts_mode. */
@@ -198,7 +180,7 @@ static void both_get(struct pair *p)
     };
     size_t k;
 
-    note(p, " get");
+    tu_note(&p->t.log, " get");
     for (k = 0; k < sizeof(gets) / sizeof(gets[0]); k++) {
         unsigned char v[2][32];
         size_t ret[2];
@@ -212,9 +194,10 @@ static void both_get(struct pair *p)
                     : OSSL_PARAM_construct_size_t(gets[k].key, (size_t *)(void *)v[i]);
              q[1] = OSSL_PARAM_construct_end(); r[i] = EVP_CIPHER_CTX_get_params(p->ctx[i], q);
              mod[i] = OSSL_PARAM_modified(q); ret[i] = q[0].return_size);
-        if (same(p, r[0], r[1], e, gets[k].key) && (mod[0] != mod[1] || (mod[0] && (ret[0] != ret[1]
-                                                                   || memcmp(v[0], v[1], sizeof(v[0])) != 0))))
-            differ(p, gets[k].key);
+        if (tu_same(&p->t, r[0], r[1], e, gets[k].key)
+            && (mod[0] != mod[1]
+                || (mod[0] && (ret[0] != ret[1] || memcmp(v[0], v[1], sizeof(v[0])) != 0))))
+            tu_differ(&p->t, gets[k].key);
     }
 }
 
@@ -284,7 +267,7 @@ static void expect(struct pair *p, const char *what, const unsigned char *got, i
 {
     independent++;
     if (gotlen < 0 || (size_t)gotlen != wantlen || memcmp(got, want, wantlen) != 0)
-        differ(p, what);
+        tu_differ(&p->t, what);
 }
 
 /* --- random sequences ------------------------------------------------------------------------ */
@@ -401,7 +384,7 @@ static void cts_sequence(size_t mi, tu_rng *r)
         both_get(&p);
         if (enc && piece == len && p.outl > 0 && cn != NULL
             && EVP_CIPHER_CTX_get_updated_iv(p.ctx[0], updated, 16) == 1 && memcmp(updated, cn, 16) != 0)
-            differ(&p, "the updated IV after CTS encryption (Cn)");
+            tu_differ(&p.t, "the updated IV after CTS encryption (Cn)");
         both_final(&p);
         if (tu_rng_range(r, 0, 5) == 0)
             both_update(&p, in, 32, 0, 0);
@@ -579,10 +562,10 @@ static void cts_param(void **state)
         q[0] = OSSL_PARAM_construct_int(OSSL_CIPHER_PARAM_CTS_MODE, &n);
         q[1] = OSSL_PARAM_construct_end();
         both_set(&p, q, "cts_mode as an int");
-        note(&p, " get(cts_mode, 3 bytes)");
+        tu_note(&p.t.log, " get(cts_mode, 3 bytes)");
         TU_BOTH(i, e, q[0] = OSSL_PARAM_construct_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE, small[i], sizeof(small[i]));
              r[i] = EVP_CIPHER_CTX_get_params(p.ctx[i], q));
-        same(&p, r[0], r[1], e, "get with a short buffer");
+        tu_same(&p.t, r[0], r[1], e, "get with a short buffer");
         both_set_mode(&p, "CS3");
         both_init(&p, 0, msg, iv, 1, NULL);
         both_get(&p);

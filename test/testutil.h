@@ -4,7 +4,7 @@
  *  - a fixed-seed PRNG (splitmix64) so sizes/chunkings are reproducible,
  *  - chunking generator and hex/chunk printers for failure reports,
  *  - a search of the error queue, and the rule for a subject's errors,
- *  - a log of calls for failure reports,
+ *  - a log of calls for failure reports, and the lockstep pair that keeps one (cmocka tests),
  *  - readers for the ccree provider counters ("ccree-offload-ops", ...)
  *    and a parser for the "ccree-algorithms" table, and one algorithm's line of it,
  *  - the counter rule every test applies to the work it sends through an algorithm.
@@ -240,6 +240,18 @@ static inline int tu_copy_both(EVP_CIPHER_CTX *ctx[2])
         }                                                                                          \
     } while (0)
 
+/* Whether one of the errors in x is ccree's own. */
+static inline int tu_ccree_raised(const tu_errs *x)
+{
+    const char *lib;
+    int i;
+
+    for (i = 0; i < x->n; i++)
+        if ((lib = ERR_lib_error_string(x->e[i])) != NULL && strcmp(lib, "ccree") == 0)
+            return 1;
+    return 0;
+}
+
 /*
  * Whether a subject's failure shows as it must, next to the oracle's failure of the same call:
  * with ccree's error, or with exactly the oracle's errors (raised by libcrypto before any
@@ -249,11 +261,9 @@ static inline int tu_copy_both(EVP_CIPHER_CTX *ctx[2])
 static inline int tu_failure_ok(const char *subject, const tu_errs *s, const tu_errs *o)
 {
     int i, ccree = strcmp(subject, "ccree") == 0;
-    const char *lib;
 
-    for (i = 0; ccree && i < s->n; i++)
-        if ((lib = ERR_lib_error_string(s->e[i])) != NULL && strcmp(lib, "ccree") == 0)
-            return 1;
+    if (ccree && tu_ccree_raised(s))
+        return 1;
     if (s->n != o->n || (ccree && s->n == 0))
         return 0;
     for (i = 0; i < s->n; i++)
@@ -303,12 +313,43 @@ static inline void tu_note(tu_log *l, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A difference from the oracle, reported with the calls that led to it and the seed. */
-static inline void tu_differ(const char *subject, const char *what, const tu_log *l, uint64_t seed)
+#ifdef CMOCKA_H_ /* the lockstep pair fails cmocka tests */
+/*
+ * What every lockstep pair has: the subject (side 0) and the oracle (side 1, the default
+ * provider) take the same calls, logged. strict: a failure of the subject must carry ccree's
+ * own error (tu_failure_ok also takes exactly the oracle's). compared: the test's count of
+ * calls compared.
+ */
+typedef struct {
+    const char *subject;
+    uint64_t seed;
+    int strict;
+    unsigned long *compared;
+    tu_log log;
+} tu_pair;
+
+/* A difference from the oracle, reported with the calls that led to it and the seed: fails. */
+static inline void tu_differ(const tu_pair *t, const char *what)
 {
     fprintf(stderr, "%s and the default provider differ in %s\ncalls: %s\nseed: CCREE_TEST_SEED=%llu\n",
-            subject, what, l->s, (unsigned long long)seed);
+            t->subject, what, t->log.s, (unsigned long long)t->seed);
+    fail();
 }
+
+/* One call's returns on both sides, the same, and its errors e[2] as they must be; returns r0. */
+static inline int tu_same(tu_pair *t, int r0, int r1, const tu_errs e[2], const char *what)
+{
+    (*t->compared)++;
+    tu_note(&t->log, "=%d", r1);
+    if (r0 != r1)
+        tu_differ(t, what);
+    if (!r0 && t->strict && !tu_ccree_raised(&e[0]))
+        tu_differ(t, "the error of a failure: none of ccree's");
+    if (!r0 && !tu_failure_ok(t->subject, &e[0], &e[1]))
+        tu_differ(t, "the error of a failure");
+    return r0;
+}
+#endif
 
 /* ------------------------------------------------------------------ */
 /* ccree provider counters                                              */

@@ -94,9 +94,6 @@ struct pattern *model_must(const struct state *s, const struct call *c);
 /* The call judged by the model: a difference it does not allow aborts with the log. */
 enum verdict judge(struct state *s, struct call *c);
 
-/* Whether ccree raised its own error among e. */
-int ccree_error(const tu_errs *e);
-
 void fuzz_die(const char *what);
 
 /*

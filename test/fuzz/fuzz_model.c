@@ -206,17 +206,6 @@ static void differ(const struct call *c, const char *what)
     fuzz_die(s);
 }
 
-int ccree_error(const tu_errs *e)
-{
-    const char *lib;
-    int i;
-
-    for (i = 0; i < e->n; i++)
-        if ((lib = ERR_lib_error_string(e->e[i])) != NULL && strcmp(lib, "ccree") == 0)
-            return 1;
-    return 0;
-}
-
 static int evp_error(const tu_errs *e)
 {
     return e->n > 0 && ERR_GET_LIB(e->e[0]) == ERR_LIB_EVP;
@@ -352,7 +341,7 @@ enum verdict judge(struct state *s, struct call *c)
     if (!c->r[0])
         no_plaintext(c);
     if (p != NULL) { /* refused by ccree, or by libcrypto before any provider */
-        if (c->r[0] || !(ccree_error(&c->e[0]) || evp_error(&c->e[0])))
+        if (c->r[0] || !(tu_ccree_raised(&c->e[0]) || evp_error(&c->e[0])))
             differ(c, p->name);
         p->seen++;
         return SAME;
@@ -375,7 +364,7 @@ enum verdict judge(struct state *s, struct call *c)
         p->seen++;
         return REFUSED;
     }
-    if (!ccree_error(&c->e[0]))
+    if (!tu_ccree_raised(&c->e[0]))
         differ(c, "ccree fails without its error where the default provider succeeds");
     if ((p = may(s, c)) == NULL)
         differ(c, "ccree refuses where the model allows no refusal");
