@@ -33,6 +33,7 @@ struct aead_ctx {
     int tagset;    /* CCM: the tag is given (decrypt) or computed (encrypt); GCM: given for
                     * this message (the default provider keeps an old one for final) */
     size_t msglen; /* CCM: the data length announced before the AAD */
+    int data_done; /* CCM: this message's data came */
     size_t kivlen, ktaglen; /* CCM: the IV and tag lengths when the key was set */
     int msglen_set;
     unsigned char tlsaad[TLS_AAD];

@@ -6,7 +6,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <openssl/core_names.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
 
 #include "aead.h"
@@ -178,8 +181,43 @@ static int ccm_data(struct aead_ctx *c, unsigned char *out, const unsigned char 
         return 0;
     }
     c->datalen = len;
+    c->data_done = 1;
     c->tagset = c->enc;
     if (!c->enc) { /* as the default provider: this message is done */
+        c->ivstate = IV_NONE;
+        c->msglen_set = 0;
+    }
+    return 1;
+}
+
+/*
+ * A final: nothing to do once the data came. Before that, the default provider's final does
+ * nothing (OpenSSL 3.0.21 and before) or takes the message as the empty one, its tag computed
+ * or checked (3.0.22 on): there, the message goes on in the default provider to its final.
+ */
+static int ccm_final(struct aead_ctx *c)
+{
+    OSSL_PARAM tag[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, c->tag, c->taglen),
+                         OSSL_PARAM_END };
+    unsigned char none[TAG_MAX];
+    size_t n;
+
+    if (!c->prov->sw_final_seals_empty[c->idx] || c->ivstate != IV_SET || c->data_done)
+        return 1;
+    if (!ccm_lengths_keyed(c) || !aead_to_stream(c)) /* refused as the data would be */
+        return 0;
+    if (!soft(c)->final(c->sw, none, &n, 0)) {
+        if (c->enc)
+            return aead_fail(c, CCREE_R_BAD_STATE, "the data announced never came");
+        return aead_fail(c, c->tagset ? CCREE_R_BAD_DECRYPT : CCREE_R_BAD_TAG,
+                         c->tagset ? "tag mismatch" : "no tag set for decryption");
+    }
+    c->data_done = 1;
+    if (c->enc) { /* the tag, where the default provider computed one */
+        ERR_set_mark();
+        c->tagset = soft(c)->get_ctx_params(c->sw, tag);
+        ERR_pop_to_mark();
+    } else { /* as after the data: this message is done */
         c->ivstate = IV_NONE;
         c->msglen_set = 0;
     }
@@ -190,8 +228,8 @@ static int ccm_data(struct aead_ctx *c, unsigned char *out, const unsigned char 
 static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
                        const unsigned char *in, size_t len)
 {
-    if (in == NULL && out != NULL) /* final: nothing to do */
-        return 1;
+    if (in == NULL && out != NULL)
+        return ccm_final(c);
     if (c->ivstate != IV_SET)
         return aead_fail(c, CCREE_R_BAD_STATE, "no IV set");
     if (!ccm_lengths_keyed(c)) /* its length and AAD too, as the default provider refuses them */

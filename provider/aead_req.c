@@ -52,6 +52,7 @@ void aead_new_message(struct aead_ctx *c)
         c->tagset = 0;
     c->msg = MSG_AAD;
     c->naad = c->aadlen = c->datalen = 0;
+    c->data_done = 0;
 }
 
 /* --- the kernel ---------------------------------------------------------------------------- */

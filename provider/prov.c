@@ -386,6 +386,24 @@ static int refuses_repeats(EVP_CIPHER *sw, size_t ivlen)
     return refuses;
 }
 
+/* Whether software's CCM final checks the tag of a decryption whose data never came. */
+static int final_seals_empty(EVP_CIPHER *sw)
+{
+    static const unsigned char zero[32];
+    unsigned char out[16];
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    OSSL_PARAM tag[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)zero, 16),
+                         OSSL_PARAM_END };
+    int n, checks;
+
+    ERR_set_mark();
+    checks = ctx != NULL && EVP_DecryptInit_ex2(ctx, sw, NULL, NULL, tag)
+             && EVP_DecryptInit_ex2(ctx, NULL, zero, zero, NULL) && !EVP_DecryptFinal_ex(ctx, out, &n);
+    ERR_pop_to_mark();
+    EVP_CIPHER_CTX_free(ctx);
+    return checks;
+}
+
 /*
  * The software implementations, in a child library context: the default provider's, and the
  * legacy provider's for single DES. An algorithm without one is not offered.
@@ -429,6 +447,8 @@ static int load_software(struct ccree_prov *p, const OSSL_DISPATCH *in)
         }
         if (p->sw_evp_cipher[i] != NULL && a->kind == CCREE_AEAD)
             p->sw_refuses_repeats[i] = refuses_repeats(p->sw_evp_cipher[i], a->ivlen);
+        if (p->sw_evp_cipher[i] != NULL && a->mode == EVP_CIPH_CCM_MODE)
+            p->sw_final_seals_empty[i] = final_seals_empty(p->sw_evp_cipher[i]);
     }
     return 1;
 }

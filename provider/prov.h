@@ -73,6 +73,9 @@ struct ccree_prov {
     EVP_CIPHER *sw_evp_cipher[CCREE_NALGS];
     /* an AEAD whose software refuses a parameter given twice (OpenSSL 3.6 on; 3.0 takes it) */
     int sw_refuses_repeats[CCREE_NALGS];
+    /* CCM whose software final takes a message without data as the empty one: its tag
+     * computed, or checked (OpenSSL 3.0.22 on; before, such a final did nothing) */
+    int sw_final_seals_empty[CCREE_NALGS];
     struct ccree_sw_digest sw_digest[CCREE_NALGS];
     struct ccree_sw_cipher sw_cipher[CCREE_NALGS];
     EVP_MAC *sw_mac[CCREE_NALGS];

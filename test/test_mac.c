@@ -24,7 +24,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
-#include "testutil.h"
+#include "lockstep.h"
 
 #define MAXLEN 300000
 #define CMAC_MAXLEN 65537 /* the default provider's CMAC calls its cipher per block: slow in TCG */

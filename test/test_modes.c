@@ -23,7 +23,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
-#include "testutil.h"
+#include "lockstep.h"
 
 #define MAXLEN 70000 /* past one kernel request */
 
