@@ -200,6 +200,21 @@ int aead_sw_get_tag(struct aead_ctx *c, unsigned char *tag, size_t taglen)
     return soft(c)->get_ctx_params(c->sw, p) || aead_fail(c, CCREE_R_SOFTWARE, "no tag");
 }
 
+/*
+ * What a software call that authenticates returned (ok), made after ERR_set_mark: a decryption
+ * that fails is a verdict, -1 with the default provider's errors dropped; any other failure
+ * is an error (what).
+ */
+static int verdict(struct aead_ctx *c, int ok, const char *what)
+{
+    if (!ok && !c->enc) {
+        ERR_pop_to_mark();
+        return -1;
+    }
+    ERR_clear_last_mark();
+    return ok || aead_fail(c, CCREE_R_SOFTWARE, what);
+}
+
 int aead_sw_gcm_final(struct aead_ctx *c, unsigned char *tag, size_t taglen)
 {
     unsigned char none[TAG_MAX];
@@ -209,15 +224,8 @@ int aead_sw_gcm_final(struct aead_ctx *c, unsigned char *tag, size_t taglen)
     if (!c->enc && !aead_sw_set_tag(c, tag, taglen))
         return 0;
     ERR_set_mark();
-    ok = soft(c)->final(c->sw, none, &n, 0);
-    if (!ok && !c->enc) {
-        ERR_pop_to_mark();
-        return -1;
-    }
-    ERR_clear_last_mark();
-    if (!ok)
-        return aead_fail(c, CCREE_R_SOFTWARE, "GCM in the default provider");
-    return !c->enc || aead_sw_get_tag(c, tag, taglen);
+    ok = verdict(c, soft(c)->final(c->sw, none, &n, 0), "GCM in the default provider");
+    return ok <= 0 ? ok : !c->enc || aead_sw_get_tag(c, tag, taglen);
 }
 
 /* 1, 0 with an error raised, or -1 when a decryption fails authentication (out wiped). */
@@ -238,14 +246,9 @@ static int sw_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t aadle
         return ok;
     }
     ERR_set_mark();
-    ok = aead_sw_update(c, out, in, len); /* CCM: wipes out on a mismatch */
-    if (!ok && !c->enc) {
-        ERR_pop_to_mark();
-        return -1;
-    }
-    ERR_clear_last_mark();
-    if (!ok)
-        return aead_fail(c, CCREE_R_SOFTWARE, "CCM in the default provider");
+    ok = verdict(c, aead_sw_update(c, out, in, len), "CCM in the default provider");
+    if (ok <= 0) /* CCM: a mismatch wipes out */
+        return ok;
     ccree_count(c->idx, 1, 1, len);
     return !c->enc || aead_sw_get_tag(c, tag, taglen);
 }
