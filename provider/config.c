@@ -11,8 +11,9 @@
 #include "prov.h"
 
 /* Keys OpenSSL itself reads from a provider section, then ours. */
-static const char *const known[] = { "module", "activate", "identity", "soft_load",
-                                     "drivers", "offload-min", "offload-goal", "fallback", "stats" };
+static const char *const known[] = { "module",   "activate", "identity",     "soft_load",
+                                     "drivers",  "offload-min", "offload-goal", "fallback",
+                                     "offer",    "stats" };
 
 static int bad_config(const OSSL_CORE_HANDLE *h, const char *key, const char *value,
                       const char *expected)
@@ -55,7 +56,9 @@ static int unknown_keys(const OSSL_CORE_HANDLE *h, OSSL_FUNC_core_get_params_fn 
         for (k = 0; k < sizeof(known) / sizeof(known[0]) && strcmp(v->name, known[k]) != 0; k++)
             ;
         if (k == sizeof(known) / sizeof(known[0]) && get_params(h, q) && value != NULL)
-            ok = bad_config(h, v->name, value, "unknown key (known: drivers, offload-min, offload-goal, fallback, stats)");
+            ok = bad_config(h, v->name, value,
+                            "unknown key (known: drivers, offload-min, offload-goal, fallback, "
+                            "offer, stats)");
     }
     NCONF_free(conf);
     OPENSSL_free(file);
@@ -65,12 +68,14 @@ static int unknown_keys(const OSSL_CORE_HANDLE *h, OSSL_FUNC_core_get_params_fn 
 int ccree_read_config(const OSSL_CORE_HANDLE *h, OSSL_FUNC_core_get_params_fn *get_params,
                       struct ccree_prov *p)
 {
-    const char *drivers = "ccree", *omin = NULL, *goal = "time", *fallback = "yes", *stats = "";
+    const char *drivers = "ccree", *omin = NULL, *goal = "time", *fallback = "yes";
+    const char *offer = "offloaded", *stats = "";
     OSSL_PARAM params[] = {
         OSSL_PARAM_utf8_ptr("drivers", (char **)&drivers, 0),
         OSSL_PARAM_utf8_ptr("offload-min", (char **)&omin, 0),
         OSSL_PARAM_utf8_ptr("offload-goal", (char **)&goal, 0),
         OSSL_PARAM_utf8_ptr("fallback", (char **)&fallback, 0),
+        OSSL_PARAM_utf8_ptr("offer", (char **)&offer, 0),
         OSSL_PARAM_utf8_ptr("stats", (char **)&stats, 0),
         OSSL_PARAM_END,
     };
@@ -100,6 +105,10 @@ int ccree_read_config(const OSSL_CORE_HANDLE *h, OSSL_FUNC_core_get_params_fn *g
         p->fallback = 1;
     else if (strcmp(fallback, "no") != 0)
         return bad_config(h, "fallback", fallback, "expected yes or no");
+    if (strcmp(offer, "all") == 0)
+        p->offer_all = 1;
+    else if (strcmp(offer, "offloaded") != 0)
+        return bad_config(h, "offer", offer, "expected offloaded or all");
     if (*stats != '\0' && (*stats != '/' || strlen(stats) >= sizeof(p->stats_dir) - 16))
         return bad_config(h, "stats", stats, "expected the absolute path of a directory");
     strcpy(p->stats_dir, stats);

@@ -101,6 +101,25 @@ static void build_dispatch(void)
  * What this provider offers: every algorithm with a software implementation (the kernel may
  * refuse any request); a MAC once, through its first row.
  */
+/*
+ * Whether ccree offers row i to OpenSSL's fetches: where software has it too, and ccree offloads
+ * it (a MAC: any of its rows) or offer = all or fallback = no (whose requests then fail with
+ * the reason). What it does not offer, ?provider=ccree fetches from the default provider.
+ */
+static int offered(const struct ccree_prov *p, size_t i)
+{
+    size_t j;
+
+    if (ccree_op(i) != CCREE_OP_MAC && p->sw_props[i] == NULL)
+        return 0;
+    if (p->offer_all || !p->fallback || p->path[i].offload)
+        return 1;
+    for (j = 0; ccree_op(i) == CCREE_OP_MAC && j < CCREE_NALGS; j++)
+        if (p->path[j].offload && strcmp(ccree_algs[j].names, ccree_algs[i].names) == 0)
+            return 1;
+    return 0;
+}
+
 static void build_lists(struct ccree_prov *p)
 {
     size_t i, j, n[3] = { 0 };
@@ -111,7 +130,7 @@ static void build_lists(struct ccree_prov *p)
         for (j = 0; op == CCREE_OP_MAC && j < i && strcmp(ccree_algs[j].names, ccree_algs[i].names);
              j++)
             ;
-        if (op == CCREE_OP_MAC ? j < i : p->sw_props[i] == NULL)
+        if ((op == CCREE_OP_MAC && j < i) || !offered(p, i))
             continue;
         p->lists[op][n[op]++] = (OSSL_ALGORITHM){ ccree_algs[i].names, "provider=ccree",
                                                   dispatch[i], NULL };
@@ -170,10 +189,12 @@ static char *report(const struct ccree_prov *p)
     for (i = 0; s != NULL && i < CCREE_NALGS; i++) {
         const struct ccree_path *pa = &p->path[i];
         const struct ccree_stats *st = &ccree_stats[i];
+        const char *whose = offered(p, i) || p->sw_props[i] == NULL
+                                ? "" : "; not offered (fetched from the other providers)";
         char name[CCREE_NAME_MAX];
-        int n = snprintf(s + len, cap - len, "%s\t%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t%llu\n",
+        int n = snprintf(s + len, cap - len, "%s\t%s\t%s\t%s\t%s%s\t%llu\t%llu\t%llu\t%llu\n",
                          ccree_name(i, name), ccree_algs[i].kname, pa->offload ? "offload" : "software",
-                         pa->driver[0] ? pa->driver : "-", pa->offload ? "-" : pa->reason,
+                         pa->driver[0] ? pa->driver : "-", pa->offload ? "-" : pa->reason, whose,
                          (unsigned long long)st->ops[0], (unsigned long long)st->bytes[0],
                          (unsigned long long)st->ops[1], (unsigned long long)st->bytes[1]);
 

@@ -64,6 +64,7 @@ struct ccree_prov {
     size_t offload_min;
     clockid_t clock; /* what offload-min = auto measures: offload-goal */
     int fallback;
+    int offer_all; /* offer = all: ccree offers what it does not offload too */
     char stats_dir[256]; /* the stats setting: "" for none */
     int stats_err;       /* -errno when the statistics file could not be made */
     OSSL_PROVIDER *legacy; /* single DES; NULL where it is not installed */

@@ -45,8 +45,9 @@ test/vm/run.sh -k 7.3 -c 712 -- sh -c 'OPENSSL_CONF=build/test/default.cnf build
            END { exit !(c && g) }" /tmp/any'
 # On 7.3 without the module (drivers = any: the CPU's drivers), nginx's root master may
 # offload AES-CBC and its nobody workers may not: each worker runs it in software with the
-# reason in its statistics, and with fallback = no every transfer is refused (SHA-256 is
-# refused to nobody). TLS end to end without kTLS.
+# reason in its statistics; AES-GCM, refused to root, ccree does not offer (the default
+# provider runs it); with fallback = no every transfer is refused (SHA-256 is refused to
+# nobody). TLS end to end without kTLS.
 test/vm/run.sh -k 7.3 -- sh test/tls.sh nginx
 # Linux 7.2 (sid), whose AF_ALG cannot reach the simulated CryptoCell, and OpenSSL 3.5's nginx
 # and curl: kTLS puts the records on the module (priority 600: above x86's AES-NI GCM at 500,
@@ -55,8 +56,8 @@ test/vm/run.sh -k 7.3 -- sh test/tls.sh nginx
 test/vm/run.sh -k 7.2 -o 3.5 -c 712,priority=600 -- env CCREE_BUILD=build-o3.5 CCREE_TLS_CLIENTS=curl \
       sh test/tls.sh ktls
 # The shipped drivers = ccree against the simulated CryptoCell (test/ccsim): the suite on the
-# 712 with every algorithm it has offloaded to its *-ccree driver (evp-default: as shipped,
-# offload-min = auto), its fault modes, TLS end to end on it, then each revision's set
+# 712 with every algorithm it has offloaded to its *-ccree driver (evp-default: as shipped but
+# offer = all, offload-min = auto), its fault modes, TLS end to end on it, then each revision's set
 # (show.sh reloads the module with each).
 cmake -S . -B build-ccsim -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCCREE_TEST_DRIVERS=ccree
 cmake --build build-ccsim -j2

@@ -1,6 +1,7 @@
 /*
  * Configuration: bad values refuse the load with an error naming key and value; good ones
  * load; fallback = no turns every algorithm without a kernel path into a clear init error;
+ * what ccree offers to fetches (offer, and fallback = no, against what it offloads);
  * offload-goal picks by wall-clock or by CPU time (with the simulated CryptoCell).
  * Usage: test_config DIR MODULE (DIR: where to write configurations, MODULE: ccree.so).
  */
@@ -64,6 +65,8 @@ static void bad_values(void **state)
         { "offload-goal = CPU", "offload-goal = \"CPU\"" },
         { "fallback = maybe", "fallback = \"maybe\"" },
         { "fallback = ", "fallback = \"\"" },
+        { "offer = some", "offer = \"some\"" },
+        { "offer = offload", "offer = \"offload\"" },
         { "ofload-min = 10", "ofload-min" },
         { "drivers = any\nfalback = no", "falback" },
     };
@@ -95,6 +98,7 @@ static void good_values(void **state)
         "activate = 1\noffload-min = 0",
         "activate = 1\noffload-min = 1048576\nfallback = no\ndrivers = ccree",
         "activate = 1\noffload-goal = time", "activate = 1\noffload-goal = cpu",
+        "activate = 1\noffer = offloaded", "activate = 1\noffer = all",
     };
     size_t i;
 
@@ -182,6 +186,86 @@ static void strict(void **state)
     OSSL_LIB_CTX_free(ctx);
 }
 
+/*
+ * What ccree offers: by default only what it offloads (a MAC: when any of its rows is), and
+ * ?provider=ccree fetches the rest from the default provider, whose implementation then runs;
+ * under offer = all and under fallback = no every algorithm software has. The report says
+ * "not offered" of exactly the rows ccree does not offer. Natively nothing is offloaded.
+ */
+static void offer(void **state)
+{
+    static const char *const settings[] = { "", "\noffer = all", "\nfallback = no" };
+    size_t s;
+
+    (void)state;
+    for (s = 0; s < sizeof(settings) / sizeof(settings[0]); s++) {
+        char conf[128], *rep, *line, *save = NULL, hmac = 0, cmac = 0;
+        OSSL_LIB_CTX *ctx;
+        OSSL_PROVIDER *p;
+        int n = 0;
+
+        snprintf(conf, sizeof(conf), "activate = 1\ndrivers = %s%s", CCREE_TEST_DRIVERS,
+                 settings[s]);
+        ctx = load(conf);
+        assert_non_null(p = OSSL_PROVIDER_load(ctx, "ccree"));
+        assert_non_null(rep = tu_get_string(p, "ccree-algorithms"));
+        for (line = rep; *line != '\0'; line += strcspn(line, "\n") + (strchr(line, '\n') != NULL)) {
+            tu_alg_info a; /* the MAC families with an offloaded row */
+
+            if (tu_parse_alg_line(line, strcspn(line, "\n"), &a) && strcmp(a.state, "offload") == 0)
+                hmac |= strncmp(a.name, "HMAC-", 5) == 0, cmac |= strncmp(a.name, "CMAC-", 5) == 0;
+        }
+        for (line = strtok_r(rep, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save), n++) {
+            tu_alg_info a;
+            char name[64];
+            int mac, sw, want, q;
+            const char *fetched[3] = { NULL, NULL, NULL }; /* as props[] */
+
+            assert_true(tu_parse_alg_line(line, strlen(line), &a));
+            mac = strncmp(a.name, "HMAC-", 5) == 0 || strncmp(a.name, "CMAC-", 5) == 0;
+            sw = strstr(a.reason, "no software implementation") == NULL;
+            want = sw && (s > 0 || strcmp(a.state, "offload") == 0 || (mac && (a.name[0] == 'H' ? hmac : cmac)));
+            snprintf(name, sizeof(name), "%s", mac ? (a.name[0] == 'H' ? "HMAC" : "CMAC") : a.name);
+            for (q = 0; q < 3; q++) {
+                static const char *const props[] = { "provider=ccree", "?provider=ccree",
+                                                     "provider=default" };
+                EVP_CIPHER *c = NULL;
+                EVP_MD *md = NULL;
+                EVP_MAC *m = NULL;
+
+                ERR_set_mark();
+                if (mac)
+                    m = EVP_MAC_fetch(ctx, name, props[q]);
+                else if ((c = EVP_CIPHER_fetch(ctx, name, props[q])) == NULL)
+                    md = EVP_MD_fetch(ctx, name, props[q]);
+                ERR_pop_to_mark();
+                if (m != NULL || c != NULL || md != NULL)
+                    fetched[q] = OSSL_PROVIDER_get0_name(m != NULL ? EVP_MAC_get0_provider(m)
+                                                         : c != NULL ? EVP_CIPHER_get0_provider(c)
+                                                                     : EVP_MD_get0_provider(md));
+                EVP_MAC_free(m);
+                EVP_CIPHER_free(c);
+                EVP_MD_free(md);
+            }
+            if ((fetched[0] != NULL) != want)
+                fail_msg("%s (%s): fetched with provider=ccree: %s, wanted %s", a.name, conf,
+                         fetched[0] ? "yes" : "no", want ? "yes" : "no");
+            /* not offered: what the default provider has (single DES: nothing) */
+            if (want ? fetched[1] == NULL || strcmp(fetched[1], "ccree") != 0
+                     : (fetched[1] == NULL) != (fetched[2] == NULL)
+                           || (fetched[1] != NULL && strcmp(fetched[1], "default") != 0))
+                fail_msg("%s (%s): ?provider=ccree fetched from %s", a.name, conf,
+                         fetched[1] ? fetched[1] : "nowhere");
+            if ((strstr(a.reason, "; not offered (fetched from the other providers)") != NULL) != (sw && !want))
+                fail_msg("%s (%s): the report says \"%s\"", a.name, conf, a.reason);
+        }
+        assert_int_equal(n, CCREE_NALGS);
+        free(rep);
+        OSSL_PROVIDER_unload(p);
+        OSSL_LIB_CTX_free(ctx);
+    }
+}
+
 /* Writes value to the simulated CryptoCell's module parameter name: 1, or 0 without it. */
 static int ccsim_param(const char *name, const char *value)
 {
@@ -267,6 +351,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(bad_values),
         cmocka_unit_test(good_values),
         cmocka_unit_test(strict),
+        cmocka_unit_test(offer),
         cmocka_unit_test_teardown(offload_goal, no_latency),
     };
 

@@ -45,14 +45,16 @@ static const char *stats_setting; /* "stats" for the next load; NULL for none */
 /* the provider, loaded with a stats setting                            */
 /* ------------------------------------------------------------------ */
 
-/* The core's get_params, answering "stats" with stats_setting. */
+/* The core's get_params, answering "stats" with stats_setting and "offer" with all (work()
+ * runs SHA2-256 in ccree also where it is not offloaded). */
 static int get_params(const OSSL_CORE_HANDLE *h, OSSL_PARAM params[])
 {
-    OSSL_PARAM *p = OSSL_PARAM_locate(params, "stats");
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, "stats"), *o = OSSL_PARAM_locate(params, "offer");
 
     if (!core_get_params(h, params))
         return 0;
-    return p == NULL || stats_setting == NULL || OSSL_PARAM_set_utf8_ptr(p, stats_setting);
+    return (o == NULL || OSSL_PARAM_set_utf8_ptr(o, "all"))
+           && (p == NULL || stats_setting == NULL || OSSL_PARAM_set_utf8_ptr(p, stats_setting));
 }
 
 static int init(const OSSL_CORE_HANDLE *h, const OSSL_DISPATCH *in, const OSSL_DISPATCH **out,

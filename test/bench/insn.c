@@ -2,8 +2,10 @@
  * (test/bench/insn.sh: --collect-atstart=no --toggle-collect=measure).
  * Usage: insn list                      the operations: ALG SIZE CALL TARGET, one a line
  *        insn ALG SIZE PROVIDER N       N calls of that operation, fetched "provider=PROVIDER"
- * Both providers (default and ccree, from OPENSSL_CONF) run the operation first: each must
- * serve its own fetch and their outputs must agree, or it exits 1 before measuring. */
+ *                                       (default or ccree), or "?provider=ccree" (preferred)
+ * The default provider and the one measured run the operation first: each must serve its own
+ * fetch (preferred: whichever does) and their outputs must agree, or it exits 1 before
+ * measuring. Prints the provider measured. */
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/provider.h>
@@ -37,7 +39,8 @@ static const struct row {
 /* UPDATE: EVP_EncryptUpdate into one context, one endless message; DIGEST: EVP_Digest. */
 static const char *const calls[] = { "EVP_EncryptUpdate", "EVP_Digest" };
 
-static const char *const providers[] = { "default", "ccree" };
+static const char *const providers[] = { "default", "ccree", "preferred" };
+static const char *const props[] = { "provider=default", "provider=ccree", "?provider=ccree" };
 
 struct bench {
     const struct row *row;
@@ -55,15 +58,15 @@ static __attribute__((noreturn)) void die(const char *what)
     exit(1);
 }
 
-static void setup(struct bench *b, const struct row *row, const char *provider)
+/* The operation from providers[p]; returns the name of the provider that serves it. */
+static const char *setup(struct bench *b, const struct row *row, int p)
 {
     static const unsigned char key[] = "0123456789abcdef", iv[16]; /* AES-128: the first 16 bytes */
-    char propq[64];
+    const char *propq = props[p];
     const OSSL_PROVIDER *from;
 
     memset(b, 0, sizeof(*b));
     b->row = row;
-    snprintf(propq, sizeof(propq), "provider=%s", provider);
     if (row->kind == DIGEST) {
         if ((b->md = EVP_MD_fetch(NULL, row->alg, propq)) == NULL)
             die("digest fetch failed");
@@ -76,8 +79,9 @@ static void setup(struct bench *b, const struct row *row, const char *provider)
             die("cipher setup failed");
         from = EVP_CIPHER_get0_provider(b->cipher);
     }
-    if (strcmp(OSSL_PROVIDER_get0_name(from), provider) != 0)
+    if (p < 2 && strcmp(OSSL_PROVIDER_get0_name(from), providers[p]) != 0)
         die("the algorithm comes from another provider than the one asked for");
+    return OSSL_PROVIDER_get0_name(from);
 }
 
 /* One call; its output is b->out, b->outlen bytes. */
@@ -147,6 +151,7 @@ int main(int argc, char **argv)
 {
     struct bench b[2];
     const struct row *row;
+    const char *from;
     long n;
     int p;
 
@@ -159,14 +164,15 @@ int main(int argc, char **argv)
         return 2;
     }
     row = find(argv[1], argv[2]);
-    for (p = 0; p < 2 && strcmp(argv[3], providers[p]) != 0; p++)
+    for (p = 0; p < 3 && strcmp(argv[3], providers[p]) != 0; p++)
         ;
-    if (p == 2)
-        die("PROVIDER: default or ccree");
-    setup(&b[0], row, providers[0]);
-    setup(&b[1], row, providers[1]);
+    if (p == 3)
+        die("PROVIDER: default, ccree or preferred");
+    setup(&b[0], row, 0);
+    from = setup(&b[1], row, p);
     check(b);
-    if (!measure(&b[p], n))
+    if (!measure(&b[1], n))
         die("a call failed");
+    printf("%s\n", from);
     return 0;
 }
