@@ -1,9 +1,8 @@
 /*
- * Digests, and the MACs HMAC and CMAC, on one message engine. Updates are buffered (at least
- * 16 KiB, or offload-min) until the message is known to be long enough for the kernel; a
- * message that stays short runs in software. Once in the kernel a message stays there: its
- * state cannot leave the kernel. A MAC keeps the default provider's MAC beside it, keyed and
- * configured as itself: it validates every setting and serves what the kernel does not.
+ * The message engine of digests and MACs (mac.c: the MACs' keys and settings), and the
+ * digests. Updates are buffered (at least 16 KiB, or offload-min) until the message is known
+ * to be long enough for the kernel; a message that stays short runs in software. Once in the
+ * kernel a message stays there: its state cannot leave the kernel.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -14,36 +13,16 @@
 #include <openssl/err.h>
 #include <openssl/params.h>
 
-#include "prov.h"
+#include "hash.h"
 
 #define HBUF 16384
-#define NONE CCREE_NALGS /* a MAC on a digest or cipher the table lacks: software only */
-
-enum { H_START, H_KERNEL, H_SOFT, H_LOST }; /* H_LOST: a failure lost part of the message */
-
-struct hash_ctx {
-    struct ccree_prov *prov;
-    size_t idx;  /* the row; a MAC's follows its digest or cipher */
-    size_t mac;  /* a MAC: its first row; NONE for a digest */
-    int state, finalised;
-    unsigned char *buf;
-    size_t buflen, size, cap; /* the buffer grows to cap as a message needs it */
-    size_t used;              /* the most of it this message used: wiped at its end */
-    struct ccree_sock op;  /* tracked across fork() while the kernel holds a message */
-    void *soft_md;         /* a digest in software: the software provider's context */
-    EVP_MAC_CTX *soft_mac; /* a MAC in software, keyed and set up as this context */
-    size_t named;          /* a MAC: the row of the digest or cipher named, in effect with a key */
-    unsigned char *key;    /* a MAC's key, for the kernel */
-    size_t keylen;
-    unsigned int sw_only;  /* a MAC's settings the kernel lacks: a bit per setting */
-};
 
 static const char *hname(const struct hash_ctx *h)
 {
     return h->idx == NONE ? ccree_algs[h->mac].names : ccree_algs[h->idx].kname;
 }
 
-static int fail(const struct hash_ctx *h, int reason, const char *what)
+int hash_fail(const struct hash_ctx *h, int reason, const char *what)
 {
     CCREE_RAISE(h->prov, reason, "%s: %s", hname(h), what);
     return 0;
@@ -70,7 +49,7 @@ static int choose(const struct hash_ctx *h, size_t len, struct ccree_choice *ch)
     *ch = (struct ccree_choice){ .kernel = 0 };
     if (kernel_able(h))
         return ccree_choose(h->prov, h->idx, len, ch);
-    return h->prov->fallback ? 0 : (fail(h, CCREE_R_NOT_OFFLOADED, "these settings run in software"), -1);
+    return h->prov->fallback ? 0 : (hash_fail(h, CCREE_R_NOT_OFFLOADED, "these settings run in software"), -1);
 }
 
 /* --- the message engine -------------------------------------------------------------------- */
@@ -89,7 +68,7 @@ static int soft_start(struct hash_ctx *h)
         return 1;
     sd = soft_digest(h);
     if ((h->soft_md == NULL && (h->soft_md = sd->newctx(sd->provctx)) == NULL) || !sd->init(h->soft_md, NULL))
-        return fail(h, CCREE_R_SOFTWARE, "in the default provider");
+        return hash_fail(h, CCREE_R_SOFTWARE, "in the default provider");
     return 1;
 }
 
@@ -98,7 +77,7 @@ static int soft_update(struct hash_ctx *h, const void *in, size_t len)
     if (len == 0)
         return 1;
     if (!(h->mac != NONE ? EVP_MAC_update(h->soft_mac, in, len) : soft_digest(h)->update(h->soft_md, in, len)))
-        return fail(h, CCREE_R_SOFTWARE, "in the default provider");
+        return hash_fail(h, CCREE_R_SOFTWARE, "in the default provider");
     count(h, 1, 0, len);
     return 1;
 }
@@ -166,7 +145,7 @@ static void wipe(struct hash_ctx *h)
 }
 
 /* A new message. */
-static void restart(struct hash_ctx *h)
+void hash_restart(struct hash_ctx *h)
 {
     unsigned char md[EVP_MAX_MD_SIZE];
 
@@ -205,7 +184,7 @@ static int take(struct hash_ctx *h, const unsigned char *in, size_t inl)
         return soft_update(h, in, inl);
     if (h->buflen + inl <= h->cap && kernel_able(h)) {
         if (!reserve(h, h->buflen + inl))
-            return fail(h, CCREE_R_SOFTWARE, "no memory");
+            return hash_fail(h, CCREE_R_SOFTWARE, "no memory");
         memcpy(h->buf + h->buflen, in, inl);
         h->buflen += inl;
         h->used = h->buflen > h->used ? h->buflen : h->used;
@@ -229,20 +208,20 @@ static int take(struct hash_ctx *h, const unsigned char *in, size_t inl)
 static int can_go_on(const struct hash_ctx *h)
 {
     if (h->mac != NONE && h->key == NULL)
-        return fail(h, CCREE_R_NO_KEY, "no key set");
-    return h->state != H_LOST || fail(h, CCREE_R_BAD_STATE, "a failure lost this message: init again");
+        return hash_fail(h, CCREE_R_NO_KEY, "no key set");
+    return h->state != H_LOST || hash_fail(h, CCREE_R_BAD_STATE, "a failure lost this message: init again");
 }
 
-static int hash_update(void *vctx, const unsigned char *in, size_t inl)
+int hash_update(void *vctx, const unsigned char *in, size_t inl)
 {
     struct hash_ctx *h = vctx;
 
     if (h->finalised)
-        return fail(h, CCREE_R_FINALISED, "update after final");
+        return hash_fail(h, CCREE_R_FINALISED, "update after final");
     if (in == NULL && inl > 0)
-        return fail(h, CCREE_R_BAD_PARAM, "NULL input");
+        return hash_fail(h, CCREE_R_BAD_PARAM, "NULL input");
     if (inl > SIZE_MAX / 2)
-        return fail(h, CCREE_R_BAD_LENGTH, "length out of range");
+        return hash_fail(h, CCREE_R_BAD_LENGTH, "length out of range");
     return can_go_on(h) && (inl == 0 || take(h, in, inl) || lose(h));
 }
 
@@ -268,7 +247,7 @@ static int finish(struct hash_ctx *h, unsigned char *out, size_t *mdsize, size_t
     if (h->state == H_SOFT) {
         if (h->mac != NONE ? !EVP_MAC_final(h->soft_mac, out, mdsize, outsz)
                            : !soft_digest(h)->final(h->soft_md, out, &n, outsz))
-            return fail(h, CCREE_R_SOFTWARE, "in the default provider");
+            return hash_fail(h, CCREE_R_SOFTWARE, "in the default provider");
         count(h, 1, 1, 0);
         return 1;
     }
@@ -283,7 +262,7 @@ static int finish(struct hash_ctx *h, unsigned char *out, size_t *mdsize, size_t
     return 1;
 }
 
-static int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz)
+int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz)
 {
     struct hash_ctx *h = vctx;
     size_t mdsize = h->idx == NONE ? 0 : ccree_algs[h->idx].mdsize;
@@ -291,11 +270,11 @@ static int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz
 
     *outl = 0;
     if (h->finalised)
-        return fail(h, CCREE_R_FINALISED, "final twice");
+        return hash_fail(h, CCREE_R_FINALISED, "final twice");
     if (out == NULL)
-        return fail(h, CCREE_R_BAD_PARAM, "NULL output");
+        return hash_fail(h, CCREE_R_BAD_PARAM, "NULL output");
     if (outsz < mdsize)
-        return fail(h, CCREE_R_OUTPUT_TOO_SMALL, "output buffer");
+        return hash_fail(h, CCREE_R_OUTPUT_TOO_SMALL, "output buffer");
     if (!can_go_on(h))
         return 0;
     if ((h->state == H_START && !start_whole(h, &ch)) || !finish(h, out, &mdsize, outsz))
@@ -309,7 +288,7 @@ static int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz
     return 1;
 }
 
-static void hash_freectx(void *vctx)
+void hash_freectx(void *vctx)
 {
     struct hash_ctx *h = vctx;
 
@@ -326,7 +305,7 @@ static void hash_freectx(void *vctx)
     OPENSSL_free(h);
 }
 
-static void *hash_dupctx(void *vctx)
+void *hash_dupctx(void *vctx)
 {
     struct hash_ctx *s = vctx, *d = OPENSSL_malloc(sizeof(*s));
     int fd;
@@ -359,7 +338,7 @@ err:
     return NULL;
 }
 
-static struct hash_ctx *hash_newctx(struct ccree_prov *p, size_t idx, size_t mac)
+struct hash_ctx *hash_newctx(struct ccree_prov *p, size_t idx, size_t mac)
 {
     struct hash_ctx *h = OPENSSL_zalloc(sizeof(*h));
 
@@ -382,7 +361,7 @@ static int digest_init(void *vctx, const OSSL_PARAM params[])
     (void)params;
     if (!ccree_check_path(h->prov, h->idx))
         return 0;
-    restart(h);
+    hash_restart(h);
     return 1;
 }
 
@@ -420,7 +399,6 @@ void *ccree_digest_newctx(struct ccree_prov *p, size_t idx)
     return hash_newctx(p, idx, NONE);
 }
 
-typedef void (*fn)(void);
 const OSSL_DISPATCH ccree_digest_functions[] = {
     { OSSL_FUNC_DIGEST_INIT, (fn)digest_init },
     { OSSL_FUNC_DIGEST_UPDATE, (fn)hash_update },
@@ -431,241 +409,3 @@ const OSSL_DISPATCH ccree_digest_functions[] = {
     { 0, NULL },
 };
 
-/* --- MACs ---------------------------------------------------------------------------------- */
-
-/*
- * The digest or cipher named: the row of this MAC that runs on it, or NONE; *props, where
- * software has it. Aliases count: "SHA256" is the row of "SHA2-256".
- */
-static size_t find_row(struct hash_ctx *h, const char *name, const char **props)
-{
-    int op = ccree_under(h->mac);
-    EVP_CIPHER *c = NULL;
-    EVP_MD *md = NULL;
-    size_t i;
-
-    if ((*props = ccree_software(h->prov, op, name)) == NULL)
-        return NONE;
-    if (op == CCREE_OP_CIPHER)
-        c = EVP_CIPHER_fetch(h->prov->libctx, name, *props);
-    else
-        md = EVP_MD_fetch(h->prov->libctx, name, *props);
-    for (i = h->mac; i < CCREE_NALGS && strcmp(ccree_algs[i].names, ccree_algs[h->mac].names) == 0;
-         i++)
-        if (c != NULL ? EVP_CIPHER_is_a(c, ccree_algs[i].under) : EVP_MD_is_a(md, ccree_algs[i].under))
-            break;
-    EVP_CIPHER_free(c);
-    EVP_MD_free(md);
-    return i < CCREE_NALGS && strcmp(ccree_algs[i].names, ccree_algs[h->mac].names) == 0 ? i : NONE;
-}
-
-/* A MAC's settings that only software serves, and their bits in sw_only. */
-static const char *const sw_settings[] = { OSSL_MAC_PARAM_TLS_DATA_SIZE, OSSL_MAC_PARAM_DIGEST_NOINIT,
-                                           OSSL_MAC_PARAM_DIGEST_ONESHOT };
-
-static int set_key(struct hash_ctx *h, const OSSL_PARAM *p)
-{
-    unsigned char *key;
-
-    if (p->data == NULL) /* as the default provider: the key stays */
-        return 1;
-    if ((key = OPENSSL_malloc(p->data_size + 1)) == NULL) /* an empty key is a key */
-        return fail(h, CCREE_R_SOFTWARE, "no memory");
-    if (p->data_size > 0)
-        memcpy(key, p->data, p->data_size);
-    OPENSSL_clear_free(h->key, h->keylen);
-    h->key = key;
-    h->keylen = p->data_size;
-    ccree_sock_close(&h->op); /* the kernel socket holds the old key */
-    h->idx = h->named; /* as the default provider: a digest or cipher takes effect with a key */
-    restart(h);
-    return 1;
-}
-
-/*
- * params for the software MAC, in sw (room for each of them and two more): as they are, but for
- * "properties": software fetches the digest or cipher where it found it. *row: the row of the
- * digest or cipher named; *name: its name, or NULL.
- */
-static int to_sw(struct hash_ctx *h, const OSSL_PARAM params[], OSSL_PARAM *sw, size_t *row,
-                 const char **name)
-{
-    const char *under = ccree_under(h->mac) == CCREE_OP_CIPHER ? OSSL_MAC_PARAM_CIPHER : OSSL_MAC_PARAM_DIGEST;
-    const char *props = NULL, *asked = NULL;
-    const OSSL_PARAM *p;
-    size_t n = 0;
-
-    for (p = params; p->key != NULL; p++) {
-        if (strcmp(p->key, OSSL_MAC_PARAM_PROPERTIES) == 0) {
-            if (!OSSL_PARAM_get_utf8_string_ptr(p, &asked))
-                return fail(h, CCREE_R_BAD_PARAM, "properties");
-            continue;
-        }
-        if (strcmp(p->key, under) == 0) {
-            if (!OSSL_PARAM_get_utf8_string_ptr(p, name))
-                return fail(h, CCREE_R_BAD_PARAM, under);
-            *row = find_row(h, *name, &props);
-        }
-        sw[n++] = *p;
-    }
-    /* Properties asked for must find the digest or cipher, as in the default provider. */
-    if (*name != NULL && asked != NULL
-        && !ccree_fetchable(h->prov, ccree_under(h->mac), *name, asked))
-        return fail(h, CCREE_R_BAD_PARAM, "no such digest or cipher with these properties");
-    if (props != NULL)
-        sw[n++] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_PROPERTIES, (char *)props, 0);
-    sw[n] = OSSL_PARAM_construct_end();
-    if (n > 0 && !EVP_MAC_CTX_set_params(h->soft_mac, sw)) {
-        CCREE_RAISE(h->prov, CCREE_R_BAD_PARAM, "%s: %s %s", ccree_algs[h->mac].names,
-                    *name != NULL ? under : "settings", *name != NULL ? *name : "refused");
-        return 0;
-    }
-    return 1;
-}
-
-/* Whether the software MAC takes data, asked of a copy (a TLS HMAC takes an update as a record). */
-static int sw_keyed(const struct hash_ctx *h)
-{
-    EVP_MAC_CTX *t = EVP_MAC_CTX_dup(h->soft_mac);
-    int ok = t != NULL && EVP_MAC_update(t, NULL, 0);
-
-    EVP_MAC_CTX_free(t);
-    return ok;
-}
-
-/* Settings go to the software MAC first; then this context follows: its row, key and settings. */
-static int mac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
-{
-    struct hash_ctx *h = vctx;
-    const OSSL_PARAM *p;
-    OSSL_PARAM *sw;
-    const char *name = NULL;
-    size_t i, n = 0, row = h->named;
-    uint64_t v;
-    int ok;
-
-    for (p = params; p != NULL && p->key != NULL; p++)
-        n++;
-    if (n == 0)
-        return 1;
-    if ((sw = OPENSSL_malloc((n + 2) * sizeof(*sw))) == NULL) /* and "properties", and the end */
-        return fail(h, CCREE_R_SOFTWARE, "no memory");
-    ok = to_sw(h, params, sw, &row, &name);
-    OPENSSL_free(sw);
-    if (!ok && OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY) != NULL && !sw_keyed(h)) {
-        /* the default provider's MAC refused the key and kept none (CMAC): neither do we */
-        OPENSSL_clear_free(h->key, h->keylen);
-        h->key = NULL;
-        h->keylen = 0;
-    }
-    if (!ok)
-        return 0;
-    h->named = row;
-    for (i = 0; i < sizeof(sw_settings) / sizeof(sw_settings[0]); i++)
-        if ((p = OSSL_PARAM_locate_const(params, sw_settings[i])) != NULL) {
-            h->sw_only &= ~(1u << i);
-            if (OSSL_PARAM_get_uint64(p, &v) && v != 0)
-                h->sw_only |= 1u << i;
-        }
-    return (p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY)) == NULL || set_key(h, p);
-}
-
-static int mac_init(void *vctx, const unsigned char *key, size_t keylen, const OSSL_PARAM params[])
-{
-    struct hash_ctx *h = vctx;
-    OSSL_PARAM k[] = { OSSL_PARAM_octet_string(OSSL_MAC_PARAM_KEY, (void *)key, keylen),
-                       OSSL_PARAM_END };
-    int kernel;
-
-    if (!mac_set_ctx_params(h, params) || (key != NULL && !mac_set_ctx_params(h, k)))
-        return 0;
-    kernel = h->idx != NONE && !h->sw_only;
-    if (!kernel && !h->prov->fallback)
-        return fail(h, CCREE_R_NOT_OFFLOADED, "these settings run in software");
-    if (kernel && !ccree_check_path(h->prov, h->idx))
-        return 0;
-    if (!EVP_MAC_init(h->soft_mac, NULL, 0, NULL))
-        return fail(h, CCREE_R_SOFTWARE, "cannot start the MAC: is it keyed?");
-    restart(h);
-    return 1;
-}
-
-static int mac_get_ctx_params(void *vctx, OSSL_PARAM params[])
-{
-    struct hash_ctx *h = vctx;
-
-    return EVP_MAC_CTX_get_params(h->soft_mac, params)
-           || fail(h, CCREE_R_BAD_PARAM, "cannot return a parameter");
-}
-
-/* OpenSSL asks for a MAC's settings without a context: one pair of functions per MAC. */
-static const OSSL_PARAM *settings(void *provctx, const char *mac, int settable)
-{
-    struct ccree_prov *p = provctx;
-    size_t i;
-
-    for (i = 0; ccree_op(i) != CCREE_OP_MAC || strcmp(ccree_algs[i].names, mac) != 0; i++)
-        ;
-    return settable ? EVP_MAC_settable_ctx_params(p->sw_mac[i])
-                    : EVP_MAC_gettable_ctx_params(p->sw_mac[i]);
-}
-
-static const OSSL_PARAM *hmac_gettable(void *vctx, void *provctx)
-{
-    (void)vctx;
-    return settings(provctx, "HMAC", 0);
-}
-
-static const OSSL_PARAM *hmac_settable(void *vctx, void *provctx)
-{
-    (void)vctx;
-    return settings(provctx, "HMAC", 1);
-}
-
-static const OSSL_PARAM *cmac_gettable(void *vctx, void *provctx)
-{
-    (void)vctx;
-    return settings(provctx, "CMAC", 0);
-}
-
-static const OSSL_PARAM *cmac_settable(void *vctx, void *provctx)
-{
-    (void)vctx;
-    return settings(provctx, "CMAC", 1);
-}
-
-const OSSL_DISPATCH ccree_hmac_settings[] = {
-    { OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS, (fn)hmac_gettable },
-    { OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS, (fn)hmac_settable },
-    { 0, NULL },
-};
-
-const OSSL_DISPATCH ccree_cmac_settings[] = {
-    { OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS, (fn)cmac_gettable },
-    { OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS, (fn)cmac_settable },
-    { 0, NULL },
-};
-
-void *ccree_mac_newctx(struct ccree_prov *p, size_t idx)
-{
-    struct hash_ctx *h = hash_newctx(p, NONE, idx);
-
-    if (h != NULL)
-        h->named = NONE;
-    if (h != NULL && (h->soft_mac = EVP_MAC_CTX_new(p->sw_mac[idx])) == NULL) {
-        hash_freectx(h);
-        return NULL;
-    }
-    return h;
-}
-
-const OSSL_DISPATCH ccree_mac_functions[] = {
-    { OSSL_FUNC_MAC_INIT, (fn)mac_init },
-    { OSSL_FUNC_MAC_UPDATE, (fn)hash_update },
-    { OSSL_FUNC_MAC_FINAL, (fn)hash_final },
-    { OSSL_FUNC_MAC_FREECTX, (fn)hash_freectx },
-    { OSSL_FUNC_MAC_DUPCTX, (fn)hash_dupctx },
-    { OSSL_FUNC_MAC_GET_CTX_PARAMS, (fn)mac_get_ctx_params },
-    { OSSL_FUNC_MAC_SET_CTX_PARAMS, (fn)mac_set_ctx_params },
-    { 0, NULL },
-};
