@@ -98,13 +98,10 @@ static void build_dispatch(void)
 }
 
 /*
- * What this provider offers: every algorithm with a software implementation (the kernel may
- * refuse any request); a MAC once, through its first row.
- */
-/*
- * Whether ccree offers row i to OpenSSL's fetches: where software has it too, and ccree offloads
- * it (a MAC: any of its rows) or offer = all or fallback = no (whose requests then fail with
- * the reason). What it does not offer, ?provider=ccree fetches from the default provider.
+ * Whether ccree offers row i to OpenSSL's fetches: where software has it too (the kernel may
+ * refuse any request), and ccree offloads it (a MAC: any of its rows) or offer = all or
+ * fallback = no (whose requests then fail with the reason). What it does not offer,
+ * ?provider=ccree fetches from the other providers.
  */
 static int offered(const struct ccree_prov *p, size_t i)
 {
@@ -120,6 +117,7 @@ static int offered(const struct ccree_prov *p, size_t i)
     return 0;
 }
 
+/* The algorithms offered; a MAC once, through its first row. */
 static void build_lists(struct ccree_prov *p)
 {
     size_t i, j, n[3] = { 0 };
