@@ -128,7 +128,7 @@ static void build_lists(struct ccree_prov *p)
         for (j = 0; op == CCREE_OP_MAC && j < i && strcmp(ccree_algs[j].names, ccree_algs[i].names);
              j++)
             ;
-        if ((op == CCREE_OP_MAC && j < i) || !offered(p, i))
+        if (!(p->listed[i] = (unsigned char)offered(p, i)) || (op == CCREE_OP_MAC && j < i))
             continue;
         p->lists[op][n[op]++] = (OSSL_ALGORITHM){ ccree_algs[i].names, "provider=ccree",
                                                   dispatch[i], NULL };
@@ -187,7 +187,7 @@ static char *report(const struct ccree_prov *p)
     for (i = 0; s != NULL && i < CCREE_NALGS; i++) {
         const struct ccree_path *pa = &p->path[i];
         const struct ccree_stats *st = &ccree_stats[i];
-        const char *whose = offered(p, i) || p->sw_props[i] == NULL
+        const char *whose = p->listed[i] || p->sw_props[i] == NULL
                                 ? "" : "; not offered (fetched from the other providers)";
         char name[CCREE_NAME_MAX];
         int n = snprintf(s + len, cap - len, "%s\t%s\t%s\t%s\t%s%s\t%llu\t%llu\t%llu\t%llu\n",

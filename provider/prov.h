@@ -65,6 +65,7 @@ struct ccree_prov {
     clockid_t clock; /* what offload-min = auto measures: offload-goal */
     int fallback;
     int offer_all; /* offer = all: ccree offers what it does not offload too */
+    unsigned char listed[CCREE_NALGS]; /* offered at load: stays, as OpenSSL keeps the lists */
     char stats_dir[256]; /* the stats setting: "" for none */
     int stats_err;       /* -errno when the statistics file could not be made */
     OSSL_PROVIDER *legacy; /* single DES; NULL where it is not installed */

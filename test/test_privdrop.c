@@ -4,6 +4,9 @@
  * processes, or the shim's CCREE_FAULT=bind-unprivileged), the algorithm runs in software in
  * that process, with the reason in its report and in ccree-info --stats; no call fails and
  * every answer equals the default provider's. Where nothing is refused, nothing changes.
+ * Under the shipped offer = offloaded: an algorithm root offloaded stays offered (fetched with
+ * ?provider=ccree, as applications do, it is ccree's and runs in software), and its report
+ * does not say "not offered".
  * Usage: test_privdrop CCREE_INFO, as root, OPENSSL_CONF with stats = STATS_DIR; it skips (77)
  * elsewhere, without AF_ALG, or where root offloads none of its algorithms (and says why).
  */
@@ -109,7 +112,7 @@ static int as_nobody(const tu_alg_info *before, FILE *out)
     size_t i;
 
     for (i = 0; i < NALGS; i++) {
-        int n = run(i, "provider=ccree", a), refused;
+        int n = run(i, "?provider=ccree", a), refused;
         tu_alg_info now;
         const char *wrong = NULL;
 
@@ -125,6 +128,8 @@ static int as_nobody(const tu_alg_info *before, FILE *out)
         if (refused && (strstr(now.reason, "refused") == NULL || now.offload_ops != 0
                         || now.fallback_ops == 0))
             wrong = "software without a refusal in its reason, or counted in the kernel";
+        else if (refused && strstr(now.reason, "not offered") != NULL)
+            wrong = "reported not offered, yet ccree offers it (root offloaded it) and ran it";
         else if (!refused && strcmp(now.state, before[i].state) != 0)
             wrong = "changed state";
         else if (!refused && strcmp(now.state, "offload") == 0 && now.offload_ops == 0)
