@@ -50,14 +50,10 @@ struct aead_ctx {
     struct ccree_sock op;
     size_t op_authsize;
     int kernel_off; /* the kernel failed this key: software until the next key */
-    void *sw; /* the software provider's context, called through its functions (soft) */
+    const struct ccree_sw_cipher *soft; /* the software provider's functions, */
+    void *sw;                           /* called on its context */
     int sw_keyed, sw_enc;
 };
-
-static inline const struct ccree_sw_cipher *soft(const struct aead_ctx *c)
-{
-    return &c->prov->sw_cipher[c->idx];
-}
 
 /* What a mode does with one call (keyed, not a TLS record): chosen by the row at newctx. */
 struct aead_mode {

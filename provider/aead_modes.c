@@ -206,7 +206,7 @@ static int ccm_final(struct aead_ctx *c)
         return 1;
     if (!ccm_lengths_keyed(c) || !aead_to_stream(c)) /* refused as the data would be */
         return 0;
-    if (!soft(c)->final(c->sw, none, &n, 0)) {
+    if (!c->soft->final(c->sw, none, &n, 0)) {
         if (c->enc)
             return aead_fail(c, CCREE_R_BAD_STATE, "the data announced never came");
         return aead_fail(c, c->tagset ? CCREE_R_BAD_DECRYPT : CCREE_R_BAD_TAG,
@@ -215,7 +215,7 @@ static int ccm_final(struct aead_ctx *c)
     c->data_done = 1;
     if (c->enc) { /* the tag, where the default provider computed one */
         ERR_set_mark();
-        c->tagset = soft(c)->get_ctx_params(c->sw, tag);
+        c->tagset = c->soft->get_ctx_params(c->sw, tag);
         ERR_pop_to_mark();
     } else { /* as after the data: this message is done */
         c->ivstate = IV_NONE;

@@ -132,7 +132,7 @@ int aead_sw_set_tag(struct aead_ctx *c, const unsigned char *tag, size_t taglen)
     OSSL_PARAM p[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag, taglen),
                        OSSL_PARAM_END };
 
-    return soft(c)->set_ctx_params(c->sw, p)
+    return c->soft->set_ctx_params(c->sw, p)
            || aead_fail(c, CCREE_R_SOFTWARE, "cannot set the tag");
 }
 
@@ -140,7 +140,7 @@ int aead_sw_update(struct aead_ctx *c, unsigned char *out, const unsigned char *
 {
     size_t n;
 
-    return soft(c)->update(c->sw, out, &n, len, in, len);
+    return c->soft->update(c->sw, out, &n, len, in, len);
 }
 
 /*
@@ -149,7 +149,7 @@ int aead_sw_update(struct aead_ctx *c, unsigned char *out, const unsigned char *
  */
 static int sw_start(struct aead_ctx *c, const unsigned char *tag, int known, size_t len)
 {
-    OSSL_FUNC_cipher_encrypt_init_fn *init = c->enc ? soft(c)->einit : soft(c)->dinit;
+    OSSL_FUNC_cipher_encrypt_init_fn *init = c->enc ? c->soft->einit : c->soft->dinit;
     size_t ivlen = c->ivlen;
     OSSL_PARAM lens[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen),
                           OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, c->taglen),
@@ -157,10 +157,10 @@ static int sw_start(struct aead_ctx *c, const unsigned char *tag, int known, siz
     int ok;
 
     if (!c->gcm && c->sw != NULL) {
-        soft(c)->freectx(c->sw);
+        c->soft->freectx(c->sw);
         c->sw = NULL;
     }
-    if (c->sw == NULL && (c->sw = soft(c)->newctx(soft(c)->provctx)) == NULL)
+    if (c->sw == NULL && (c->sw = c->soft->newctx(c->soft->provctx)) == NULL)
         return aead_fail(c, CCREE_R_SOFTWARE, "no memory");
     if (c->gcm && (!c->sw_keyed || c->sw_enc != c->enc)) {
         c->sw_keyed = init(c->sw, c->key, c->alg->keylen, NULL, 0, NULL);
@@ -168,7 +168,7 @@ static int sw_start(struct aead_ctx *c, const unsigned char *tag, int known, siz
     }
     if (c->gcm)
         lens[1] = OSSL_PARAM_construct_end();
-    ok = c->gcm ? c->sw_keyed && soft(c)->set_ctx_params(c->sw, lens)
+    ok = c->gcm ? c->sw_keyed && c->soft->set_ctx_params(c->sw, lens)
                       && init(c->sw, NULL, 0, c->iv, c->ivlen, NULL)
                 : init(c->sw, NULL, 0, NULL, 0, lens)
                       && init(c->sw, c->key, c->alg->keylen, c->iv, c->ivlen, NULL)
@@ -197,7 +197,7 @@ int aead_sw_get_tag(struct aead_ctx *c, unsigned char *tag, size_t taglen)
     OSSL_PARAM p[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, taglen),
                        OSSL_PARAM_END };
 
-    return soft(c)->get_ctx_params(c->sw, p) || aead_fail(c, CCREE_R_SOFTWARE, "no tag");
+    return c->soft->get_ctx_params(c->sw, p) || aead_fail(c, CCREE_R_SOFTWARE, "no tag");
 }
 
 /*
@@ -224,7 +224,7 @@ int aead_sw_gcm_final(struct aead_ctx *c, unsigned char *tag, size_t taglen)
     if (!c->enc && !aead_sw_set_tag(c, tag, taglen))
         return 0;
     ERR_set_mark();
-    ok = verdict(c, soft(c)->final(c->sw, none, &n, 0), "GCM in the default provider");
+    ok = verdict(c, c->soft->final(c->sw, none, &n, 0), "GCM in the default provider");
     return ok <= 0 ? ok : !c->enc || aead_sw_get_tag(c, tag, taglen);
 }
 

@@ -24,7 +24,7 @@ static size_t size_class(size_t len)
     return c;
 }
 
-static uint64_t now_ns(clockid_t clock)
+uint64_t ccree_now(clockid_t clock)
 {
     struct timespec t;
 
@@ -32,15 +32,12 @@ static uint64_t now_ns(clockid_t clock)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-int ccree_choose(struct ccree_prov *p, size_t idx, size_t len, struct ccree_choice *ch)
+int ccree_measured(struct ccree_prov *p, size_t idx, size_t len, struct ccree_choice *ch)
 {
     struct ccree_timing *t = &p->timing[idx];
     uint32_t k, s, left, ratio;
     size_t c;
 
-    ch->timed = 0;
-    if (!p->path[idx].offload || !p->fallback || p->offload_min != CCREE_AUTO)
-        return ch->kernel = p->path[idx].offload && (!p->fallback || len >= p->offload_min);
     ch->idx = idx;
     ch->clock = p->clock;
     ch->cls = c = size_class(len);
@@ -61,21 +58,13 @@ int ccree_choose(struct ccree_prov *p, size_t idx, size_t len, struct ccree_choi
     return ch->kernel = k < s;
 }
 
-void ccree_start(struct ccree_choice *ch)
-{
-    if (ch->timed)
-        ch->start = now_ns(ch->clock);
-}
-
-void ccree_ran(struct ccree_prov *p, const struct ccree_choice *ch)
+void ccree_timed(struct ccree_prov *p, const struct ccree_choice *ch)
 {
     _Atomic uint32_t *avg;
     uint64_t ns;
     uint32_t old;
 
-    if (!ch->timed)
-        return;
-    ns = now_ns(ch->clock) - ch->start;
+    ns = ccree_now(ch->clock) - ch->start;
     ns = ns == 0 ? 1 : ns > UINT32_MAX ? UINT32_MAX : ns;
     avg = &p->timing[ch->idx].ns[ch->cls][!ch->kernel];
     old = atomic_load_explicit(avg, memory_order_relaxed);

@@ -20,7 +20,7 @@ static void *cipher_dupctx(void *vctx)
         return NULL;
     *d = *c;
     ccree_sock_init(&d->op);
-    if (c->sw != NULL && (d->sw = soft(c)->dupctx(c->sw)) == NULL) {
+    if (c->sw != NULL && (d->sw = c->soft->dupctx(c->sw)) == NULL) {
         OPENSSL_clear_free(d, sizeof(*d));
         return NULL;
     }
@@ -35,7 +35,7 @@ static void cipher_freectx(void *vctx)
         return;
     ccree_sock_close(&c->op);
     if (c->sw != NULL)
-        soft(c)->freectx(c->sw);
+        c->soft->freectx(c->sw);
     OPENSSL_clear_free(c, sizeof(*c));
 }
 
@@ -69,7 +69,7 @@ static int set_key(struct cipher_ctx *c, const unsigned char *key, size_t keylen
 static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t keylen,
                        const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
 {
-    if (!ccree_check_path(c->prov, c->idx) || !cipher_sync_iv(c))
+    if (!ccree_check_path(c->prov, c->idx) || !cipher_take_stream(c))
         return 0;
     /* As the default provider: the IV is taken before the key, which may be refused. */
     if (iv != NULL && c->alg->ivlen) {
@@ -194,9 +194,9 @@ static int rand_key(struct cipher_ctx *c, OSSL_PARAM *p)
 {
     OSSL_PARAM q[] = { *p, OSSL_PARAM_END };
 
-    if (c->sw == NULL && (c->sw = soft(c)->newctx(soft(c)->provctx)) == NULL)
+    if (c->sw == NULL && (c->sw = c->soft->newctx(c->soft->provctx)) == NULL)
         return 0;
-    if (!soft(c)->get_ctx_params(c->sw, q))
+    if (!c->soft->get_ctx_params(c->sw, q))
         return 0;
     p->return_size = q[0].return_size;
     return 1;
@@ -207,7 +207,7 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
     struct cipher_ctx *c = vctx;
     OSSL_PARAM *p;
 
-    if (OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV) != NULL && !cipher_sync_iv(c))
+    if (OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV) != NULL && !cipher_read_iv(c))
         return 0;
     if (((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
          && !OSSL_PARAM_set_size_t(p, c->alg->keylen))
@@ -241,9 +241,20 @@ static int set_cts_mode(struct cipher_ctx *c, const OSSL_PARAM *p)
         for (i = CS1; i <= CS3; i++)
             if (OPENSSL_strcasecmp(name, cts_names[i]) == 0) {
                 c->cts_mode = i;
-                return cipher_sync_iv(c); /* the software context takes the mode at its next start */
+                return cipher_take_stream(c); /* the software context takes the mode at its next start */
             }
     CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "cts_mode");
+    return 0;
+}
+
+/* A setting the software context's stream takes too. */
+static int forward(struct cipher_ctx *c, const OSSL_PARAM *p)
+{
+    OSSL_PARAM q[] = { *p, OSSL_PARAM_END };
+
+    if (c->soft->set_ctx_params(c->sw, q))
+        return 1;
+    CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s: cannot set %s", c->alg->kname, p->key);
     return 0;
 }
 
@@ -274,7 +285,8 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "padding");
             return 0;
         }
-        c->pad = v != 0;
+        if (!cipher_set_pad(c, v != 0))
+            return 0;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
         if (!OSSL_PARAM_get_uint(p, &v) || v >= c->bs) {
@@ -282,6 +294,8 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             return 0;
         }
         c->num = c->alg->mode == EVP_CIPH_CTR_MODE ? v : 0;
+        if (c->sw_holds == SW_STREAM && !forward(c, p))
+            return 0;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_CTS_MODE)) != NULL && is_cts(c)
         && !set_cts_mode(c, p))
@@ -344,6 +358,7 @@ void *ccree_cipher_newctx(struct ccree_prov *p, size_t idx)
     c->prov = p;
     c->idx = idx;
     c->alg = &ccree_algs[idx];
+    c->soft = &p->sw_cipher[idx];
     c->bs = c->alg->blocksize > 1 ? c->alg->blocksize : c->alg->ivlen;
     c->mode = ccree_whole(idx)             ? &cipher_unit_mode
               : c->alg->blocksize > 1 ? &cipher_block_mode

@@ -6,6 +6,8 @@
 #ifndef CCREE_CIPHER_H
 #define CCREE_CIPHER_H
 
+#include <stdint.h>
+
 #include <openssl/core_names.h>
 
 #include "prov.h"
@@ -16,6 +18,14 @@
 enum { CS1, CS2, CS3 }; /* cts_mode: kernel's cts(cbc(aes)) is CS3 */
 extern const char *const cts_names[]; /* OpenSSL's names of CS1, CS2 and CS3 */
 
+/*
+ * What the software context holds of the message: nothing current; its IV (ccree holds the
+ * partial block and feeds it whole blocks, padding off); or the stream, its IV and partial
+ * block (buf/bufsz or num mirror it) under ccree's padding, so that an update in software is
+ * one call of the default provider's.
+ */
+enum sw_holds { SW_STALE, SW_IV, SW_STREAM };
+
 struct cipher_ctx {
     struct ccree_prov *prov;
     size_t idx;
@@ -25,7 +35,7 @@ struct cipher_ctx {
     int enc, pad, keyed, iv_set;
     int cts_mode, updated; /* CBC-CTS: one update per init */
     unsigned char key[64];
-    unsigned char oiv[MAXBLK], iv[MAXBLK]; /* iv: next IV or counter, unless sw_iv */
+    unsigned char oiv[MAXBLK], iv[MAXBLK]; /* iv: next IV or counter, unless sw_holds it */
     unsigned char buf[MAXBLK];             /* ECB/CBC: partial or held-back block */
     size_t bufsz;
     unsigned char ks[MAXBLK]; /* CTR: keystream of the current block, used up to num */
@@ -35,14 +45,11 @@ struct cipher_ctx {
     unsigned char tls_mac[EVP_MAX_MD_SIZE]; /* the MAC of the last record decrypted */
     struct ccree_sock op;
     int kernel_off; /* the kernel failed this key: software until the next key */
-    void *sw; /* the software provider's context, called through its functions (soft) */
-    int sw_keyed, sw_enc, sw_iv; /* sw_iv: the software context holds the current IV */
+    const struct ccree_sw_cipher *soft; /* the software provider's functions, */
+    void *sw;                           /* called on its context */
+    int sw_keyed, sw_enc;
+    enum sw_holds sw_holds;
 };
-
-static inline const struct ccree_sw_cipher *soft(const struct cipher_ctx *c)
-{
-    return &c->prov->sw_cipher[c->idx];
-}
 
 /*
  * What a mode does with an update (out gets *outl bytes), a final, and EVP_Cipher (whole
@@ -62,10 +69,27 @@ static inline int is_cts(const struct cipher_ctx *c)
     return (c->alg->flags & EVP_CIPH_FLAG_CTS) != 0;
 }
 
-/* The software context gives up the IV it holds. */
-int cipher_sync_iv(struct cipher_ctx *c);
+/* The IV the software context holds, read into iv. */
+int cipher_read_iv(struct cipher_ctx *c);
+/* The software context gives up what it holds of the message: ccree holds all of it again. */
+int cipher_take_stream(struct cipher_ctx *c);
 /* The path of a request of len bytes: 1 the kernel, 0 software. */
-int cipher_choose(struct cipher_ctx *c, size_t len, struct ccree_choice *ch);
+static inline int cipher_choose(struct cipher_ctx *c, size_t len, struct ccree_choice *ch)
+{
+    if (!c->kernel_off)
+        return ccree_choose(c->prov, c->idx, len, ch);
+    *ch = (struct ccree_choice){ .kernel = 0 };
+    return 0;
+}
+/*
+ * The software context takes the stream under ccree's padding, and the partial block ccree
+ * holds (out gets *k bytes of it, a held-back block the padding lets out); 0 with an error.
+ */
+int cipher_sw_take(struct cipher_ctx *c, unsigned char *out, size_t *k);
+/* Padding on or off, in the software context's stream too. */
+int cipher_set_pad(struct cipher_ctx *c, int pad);
+/* The default provider failed a request: ccree's error, and 0. */
+int cipher_sw_failed(struct cipher_ctx *c);
 /*
  * A request the policy sends to the kernel, run by run(c, arg, &clobbered): 1 done, 0 it
  * failed and software takes over, -1 it failed and software may not.
@@ -76,7 +100,11 @@ int cipher_in_kernel(struct cipher_ctx *c, struct ccree_choice *ch,
 int cipher_sw_process(struct cipher_ctx *c, struct ccree_choice *ch, unsigned char *out,
                       const unsigned char *pre, size_t prelen, const unsigned char *in,
                       size_t inlen, unsigned char *ks);
-/* pre || in (whole blocks) to out, and for CTR one keystream block to ks: on its path. */
+/* pre || in (whole blocks) to out, and for CTR one keystream block to ks: on the path ch. */
+int cipher_run(struct cipher_ctx *c, struct ccree_choice *ch, unsigned char *out,
+               const unsigned char *pre, size_t prelen, const unsigned char *in, size_t inlen,
+               unsigned char *ks);
+/* The same on the path the policy chooses. */
 int cipher_process(struct cipher_ctx *c, unsigned char *out, const unsigned char *pre,
                    size_t prelen, const unsigned char *in, size_t inlen, unsigned char *ks);
 /* The input checks: a key and a buffer a caller can mean; output not ahead of unread input;
@@ -85,5 +113,16 @@ int cipher_usable(struct cipher_ctx *c, const unsigned char *in, size_t inl);
 int cipher_apart(struct cipher_ctx *c, const unsigned char *out, size_t ahead,
                  const unsigned char *in, size_t inl);
 int cipher_room(struct cipher_ctx *c, const unsigned char *out, size_t need, size_t outsize);
+
+/* All three for an update, at the cost of a few compares when they pass. */
+static inline int cipher_checks(struct cipher_ctx *c, unsigned char *out, size_t ahead,
+                                size_t need, size_t outsize, const unsigned char *in, size_t inl)
+{
+    if (in != NULL && out != NULL && c->keyed && inl <= SIZE_MAX / 2 && need <= outsize
+        && ((uintptr_t)out + ahead <= (uintptr_t)in || (uintptr_t)out >= (uintptr_t)in + inl))
+        return 1;
+    return cipher_usable(c, in, inl) && cipher_apart(c, out, ahead, in, inl)
+           && cipher_room(c, out, need, outsize);
+}
 
 #endif

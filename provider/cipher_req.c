@@ -58,17 +58,33 @@ static void ctr_add(unsigned char *ctr, size_t len, size_t blocks)
     }
 }
 
-int cipher_sync_iv(struct cipher_ctx *c)
+int cipher_read_iv(struct cipher_ctx *c)
 {
     OSSL_PARAM iv[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, c->iv,
                                                 c->alg->ivlen),
                         OSSL_PARAM_END };
 
-    if (c->sw_iv && c->alg->ivlen && !soft(c)->get_ctx_params(c->sw, iv)) {
+    if (c->sw_holds != SW_STALE && c->alg->ivlen && !c->soft->get_ctx_params(c->sw, iv)) {
         CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "cannot read the software IV");
         return 0;
     }
-    c->sw_iv = 0;
+    return 1;
+}
+
+int cipher_take_stream(struct cipher_ctx *c)
+{
+    static const unsigned char zero[MAXBLK];
+    size_t n, left = c->bs - c->num;
+
+    /* CTR: the rest of the keystream block the stream is in, for ccree's partial block */
+    if (c->sw_holds == SW_STREAM && c->num != 0
+        && !(c->soft->update(c->sw, c->ks + c->num, &n, left, zero, left) && n == left)) {
+        CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "cannot read the software keystream");
+        return 0;
+    }
+    if (!cipher_read_iv(c))
+        return 0;
+    c->sw_holds = SW_STALE;
     return 1;
 }
 
@@ -140,14 +156,15 @@ static int sw_update(struct cipher_ctx *c, unsigned char *out, const unsigned ch
 {
     size_t n;
 
-    return soft(c)->update(c->sw, out, &n, len, in, len) && n == len;
+    return c->soft->update(c->sw, out, &n, len, in, len) && n == len;
 }
 
-/* The software context set up anew for this key, direction and IV. */
-static int sw_init(struct cipher_ctx *c)
+/* The software context set up anew for this key, direction and IV: the stream under ccree's
+ * padding, or whole blocks (padding off). */
+static int sw_init(struct cipher_ctx *c, int stream)
 {
-    unsigned int zero = 0;
-    OSSL_PARAM params[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &zero),
+    unsigned int pad = stream ? (unsigned int)c->pad : 0;
+    OSSL_PARAM params[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &pad),
                             OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE,
                                                    (char *)cts_names[c->cts_mode], 0),
                             OSSL_PARAM_END };
@@ -155,19 +172,53 @@ static int sw_init(struct cipher_ctx *c)
 
     if (!is_cts(c))
         params[1] = OSSL_PARAM_construct_end();
-    if (c->sw == NULL && (c->sw = soft(c)->newctx(soft(c)->provctx)) == NULL)
+    if (c->sw == NULL && (c->sw = c->soft->newctx(c->soft->provctx)) == NULL)
         return 0;
-    c->sw_keyed = (c->enc ? soft(c)->einit : soft(c)->dinit)(
+    c->sw_keyed = (c->enc ? c->soft->einit : c->soft->dinit)(
         c->sw, rekey ? c->key : NULL, rekey ? c->alg->keylen : 0, c->alg->ivlen ? c->iv : NULL,
         c->alg->ivlen, params);
     c->sw_enc = c->enc;
-    return c->sw_iv = c->sw_keyed;
+    c->sw_holds = !c->sw_keyed ? SW_STALE : stream ? SW_STREAM : SW_IV;
+    return c->sw_keyed;
 }
 
-/* The software context ready for this key, direction and IV. */
+/* The software context ready for whole blocks under this key, direction and IV. */
 static int sw_ready(struct cipher_ctx *c)
 {
-    return (c->sw_iv && c->sw_keyed && c->sw_enc == c->enc) || sw_init(c);
+    return c->sw_holds == SW_IV || (cipher_take_stream(c) && sw_init(c, 0));
+}
+
+/* The software context's padding made ccree's. */
+static int sw_set_pad(struct cipher_ctx *c)
+{
+    unsigned int pad = (unsigned int)c->pad;
+    OSSL_PARAM params[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &pad), OSSL_PARAM_END };
+
+    return c->soft->set_ctx_params(c->sw, params);
+}
+
+int cipher_set_pad(struct cipher_ctx *c, int pad)
+{
+    c->pad = pad;
+    return c->sw_holds != SW_STREAM || sw_set_pad(c) || cipher_sw_failed(c);
+}
+
+int cipher_sw_take(struct cipher_ctx *c, unsigned char *out, size_t *k)
+{
+    int fresh = c->sw_holds != SW_STREAM; /* ccree holds the partial block */
+
+    if ((c->sw_holds == SW_STALE && !sw_init(c, 1))
+        || (c->sw_holds == SW_IV && c->pad && !sw_set_pad(c))
+        || (fresh && c->bufsz > 0 && !c->soft->update(c->sw, out, k, c->bs, c->buf, c->bufsz)))
+        return cipher_sw_failed(c);
+    c->sw_holds = SW_STREAM;
+    return 1;
+}
+
+int cipher_sw_failed(struct cipher_ctx *c)
+{
+    CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s in the default provider", c->alg->kname);
+    return 0;
 }
 
 static int sw_run(struct cipher_ctx *c, const struct seg *is, const struct seg *os, size_t off)
@@ -200,7 +251,7 @@ int cipher_in_kernel(struct cipher_ctx *c, struct ccree_choice *ch,
     int err, clobbered = 0;
 
     if ((err = kernel_ready(c)) > 0) {
-        if (!cipher_sync_iv(c))
+        if (!cipher_take_stream(c))
             return -1;
         ccree_start(ch);
         if ((err = run(c, arg, &clobbered)) == 0) {
@@ -212,14 +263,6 @@ int cipher_in_kernel(struct cipher_ctx *c, struct ccree_choice *ch,
     if (!ccree_kernel_failed(c->prov, c->idx, err, clobbered))
         return -1;
     c->kernel_off = 1;
-    return 0;
-}
-
-int cipher_choose(struct cipher_ctx *c, size_t len, struct ccree_choice *ch)
-{
-    if (!c->kernel_off)
-        return ccree_choose(c->prov, c->idx, len, ch);
-    *ch = (struct ccree_choice){ .kernel = 0 };
     return 0;
 }
 
@@ -256,35 +299,42 @@ int cipher_sw_process(struct cipher_ctx *c, struct ccree_choice *ch, unsigned ch
     return 1;
 }
 
-/*
- * Runs pre || in (whole blocks) into out and, for CTR when ks is given, one more keystream
- * block into ks: in the kernel when the policy says so, otherwise (or for what the kernel
- * failed to do) in the default provider.
- */
-int cipher_process(struct cipher_ctx *c, unsigned char *out, const unsigned char *pre,
-                   size_t prelen, const unsigned char *in, size_t inlen, unsigned char *ks)
+int cipher_run(struct cipher_ctx *c, struct ccree_choice *ch, unsigned char *out,
+               const unsigned char *pre, size_t prelen, const unsigned char *in, size_t inlen,
+               unsigned char *ks)
 {
     static unsigned char zero[MAXBLK];
     size_t total = prelen + inlen + (ks ? c->bs : 0);
-    struct ccree_choice ch;
     int k;
 
     if (total == 0)
         return 1;
-    if (cipher_choose(c, total, &ch)) {
+    if (ch->kernel) {
         const struct seg is[3] = { { (unsigned char *)pre, prelen },
                                    { (unsigned char *)in, inlen },
                                    { zero, ks ? c->bs : 0 } };
         const struct seg os[2] = { { out, prelen + inlen }, { ks, ks ? c->bs : 0 } };
         struct request r = { is, os, total, 0 };
 
-        if ((k = cipher_in_kernel(c, &ch, run_request, &r)) != 0)
+        if ((k = cipher_in_kernel(c, ch, run_request, &r)) != 0)
             return k > 0;
         if (r.done > 0)
             return sw_run(c, is, os, r.done);
-        ch.timed = 0;
+        ch->timed = 0;
     }
-    return cipher_sw_process(c, &ch, out, pre, prelen, in, inlen, ks);
+    return cipher_sw_process(c, ch, out, pre, prelen, in, inlen, ks);
+}
+
+int cipher_process(struct cipher_ctx *c, unsigned char *out, const unsigned char *pre,
+                   size_t prelen, const unsigned char *in, size_t inlen, unsigned char *ks)
+{
+    size_t total = prelen + inlen + (ks ? c->bs : 0);
+    struct ccree_choice ch;
+
+    if (total == 0)
+        return 1;
+    cipher_choose(c, total, &ch);
+    return cipher_run(c, &ch, out, pre, prelen, in, inlen, ks);
 }
 
 /* A key is set, and in and inl are a buffer a caller can mean (EVP turns a negative int huge). */

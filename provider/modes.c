@@ -95,16 +95,75 @@ static int unit_update(struct cipher_ctx *c, unsigned char *out, const unsigned 
     return k > 0;
 }
 
-/* CTR: the rest of the current keystream block, then whole blocks, then a partial one. */
-static int ctr_update(struct cipher_ctx *c, unsigned char *out, const unsigned char *in, size_t inl)
+/*
+ * An update in software (ECB, CBC and CTR): the default provider's update, whose context holds
+ * the stream (handed over first where ccree held it); n bytes out, as ccree's own buffering
+ * gives. With nothing buffered, whole blocks of ECB and CBC (blocks) go to its cipher
+ * function, which skips the buffering. buf and bufsz mirror the partial block it holds, copied
+ * before an in-place update overwrites it.
+ */
+static int sw_stream(struct cipher_ctx *c, struct ccree_choice *ch, unsigned char *out, size_t n,
+                     const unsigned char *in, size_t inl, int blocks)
+{
+    size_t k = 0, m, tail = c->bufsz + inl - n;
+    int ok;
+
+    ccree_start(ch);
+    if (c->sw_holds != SW_STREAM && !cipher_sw_take(c, out, &k))
+        return 0;
+    if (blocks && c->bufsz == 0 && tail == 0) {
+        ok = c->soft->cipher(c->sw, out, &m, n, in, inl);
+    } else {
+        if (tail > inl && inl > 0) /* nothing goes out */
+            memcpy(c->buf + c->bufsz, in, inl);
+        else if (tail > 0 && tail <= inl)
+            memcpy(c->buf, in + inl - tail, tail);
+        ok = c->soft->update(c->sw, out + k, &m, n - k, in, inl);
+    }
+    if (!ok || k + m != n)
+        return cipher_sw_failed(c);
+    c->bufsz = tail;
+    ccree_ran(c->prov, ch);
+    ccree_count(c->idx, 1, 1, n);
+    return 1;
+}
+
+/*
+ * The hot path of every request ccree runs in software: the default provider holds the stream
+ * with nothing buffered, all of in goes out, and the request is not timed. Then the update is
+ * one call of the default provider's function sw_stream would call, counted first, which sets
+ * *outl.
+ */
+static inline int sw_direct(const struct cipher_ctx *c, const struct ccree_choice *ch, size_t n,
+                            size_t inl)
+{
+    return !ch->timed && c->sw_holds == SW_STREAM && c->bufsz == 0 && n == inl;
+}
+
+/*
+ * CTR where the default provider does not hold the stream already: in the kernel, the rest of
+ * the current keystream block, then whole blocks, then a partial one, its keystream kept; in
+ * software, the rest of the current keystream block, then the default provider's stream.
+ */
+static int ctr_update(struct cipher_ctx *c, struct ccree_choice *ch, unsigned char *out,
+                      const unsigned char *in, size_t inl)
 {
     size_t i, head = 0, whole, tail, bs = c->bs;
 
-    for (; c->num != 0 && head < inl; head++, c->num = (c->num + 1) % bs)
-        out[head] = in[head] ^ c->ks[c->num];
+    if (ch->kernel && c->sw_holds == SW_STREAM && !cipher_take_stream(c))
+        return 0;
+    if (c->sw_holds != SW_STREAM)
+        for (; c->num != 0 && head < inl; head++, c->num = (c->num + 1) % bs)
+            out[head] = in[head] ^ c->ks[c->num];
+    if (!ch->kernel) {
+        if (head < inl && !sw_stream(c, ch, out + head, inl - head, in + head, inl - head, 0))
+            return 0;
+        c->num = (c->num + (inl - head)) & (bs - 1);
+        return 1;
+    }
     whole = (inl - head) & ~(bs - 1);
     tail = inl - head - whole;
-    if (!cipher_process(c, out + head, NULL, 0, in + head, whole, tail ? c->ks : NULL))
+    if (!cipher_run(c, ch, out + head, NULL, 0, in + head, whole, tail ? c->ks : NULL))
         return 0;
     for (i = 0; i < tail; i++)
         out[head + whole + i] = in[head + whole + i] ^ c->ks[i];
@@ -112,11 +171,20 @@ static int ctr_update(struct cipher_ctx *c, unsigned char *out, const unsigned c
     return 1;
 }
 
-/* ECB/CBC: as OpenSSL's block_update, holding back the last block of a padded decrypt. */
-static int block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
-                        const unsigned char *in, size_t inl)
+/* ECB/CBC: what an update of inl bytes gives out, as OpenSSL's block_update (which holds back
+ * the last block of a padded decrypt). */
+static size_t block_out(const struct cipher_ctx *c, size_t inl)
 {
-    size_t take = 0, pre = 0, next, bs = c->bs;
+    size_t total = c->bufsz + inl, n = total & ~(c->bs - 1);
+
+    return n > 0 && !c->enc && c->pad && n == total ? n - c->bs : n;
+}
+
+/* ECB/CBC in the kernel: the partial block ccree holds and whole blocks of in, n bytes. */
+static int block_update(struct cipher_ctx *c, struct ccree_choice *ch, unsigned char *out,
+                        const unsigned char *in, size_t inl, size_t n)
+{
+    size_t take = 0, pre = 0, bs = c->bs;
 
     if (c->bufsz != 0 && inl > 0) {
         take = bs - c->bufsz < inl ? bs - c->bufsz : inl;
@@ -125,21 +193,46 @@ static int block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, 
         in += take;
         inl -= take;
     }
-    next = inl & ~(bs - 1);
-    if (c->bufsz == bs && (c->enc || inl > 0 || !c->pad))
+    if (c->bufsz == bs && n > 0)
         pre = bs;
-    if (next > 0 && !c->enc && c->pad && next == inl)
-        next -= bs;
-    if (!cipher_room(c, out, pre + next, outsize) || !cipher_process(c, out, c->buf, pre, in, next, NULL))
+    if (!cipher_run(c, ch, out, c->buf, pre, in, n - pre, NULL))
         return 0;
     if (pre)
         c->bufsz = 0;
-    if (inl > next) {
-        memcpy(c->buf + c->bufsz, in + next, inl - next);
-        c->bufsz += inl - next;
+    if (inl > n - pre) {
+        memcpy(c->buf + c->bufsz, in + n - pre, inl - (n - pre));
+        c->bufsz += inl - (n - pre);
     }
-    *outl = pre + next;
     return 1;
+}
+
+/* ECB/CBC: the path of an update giving n bytes out (none: it stays where the stream is). */
+static int block_choose(struct cipher_ctx *c, size_t n, struct ccree_choice *ch)
+{
+    if (n > 0)
+        return cipher_choose(c, n, ch);
+    *ch = (struct ccree_choice){ .kernel = c->sw_holds != SW_STREAM };
+    return ch->kernel;
+}
+
+/* ECB/CBC: an update giving n bytes out, on the path ch: ccree's own buffering and the kernel,
+ * or the default provider's stream. */
+static int block_run(struct cipher_ctx *c, struct ccree_choice *ch, unsigned char *out,
+                     const unsigned char *in, size_t inl, size_t n)
+{
+    if (ch->kernel)
+        return block_update(c, ch, out, in, inl, n);
+    return sw_stream(c, ch, out, n, in, inl, 1);
+}
+
+/* ECB/CBC: an update giving n bytes out, on the path the policy chooses. */
+static int block_step(struct cipher_ctx *c, unsigned char *out, const unsigned char *in,
+                      size_t inl, size_t n)
+{
+    struct ccree_choice ch;
+
+    block_choose(c, n, &ch);
+    return block_run(c, &ch, out, in, inl, n);
 }
 
 /*
@@ -186,28 +279,41 @@ static int tls_record(struct cipher_ctx *c, unsigned char *out, size_t *outl, si
 static int block_mode_update(struct cipher_ctx *c, unsigned char *out, size_t *outl,
                              size_t outsize, const unsigned char *in, size_t inl)
 {
+    struct ccree_choice ch;
+    size_t n;
+
     if (c->tls_version)
         return cipher_usable(c, in, inl) && tls_record(c, out, outl, outsize, in, inl);
     if (inl == 0 && c->bufsz == 0) /* a held-back block goes out once padding is off */
         return 1;
-    return cipher_usable(c, in, inl) && cipher_apart(c, out, c->bufsz, in, inl)
-           && block_update(c, out, outl, outsize, in, inl);
+    n = block_out(c, inl);
+    if (!cipher_checks(c, out, c->bufsz, n, outsize, in, inl))
+        return 0;
+    if (!block_choose(c, n, &ch) && sw_direct(c, &ch, n, inl)) { /* whole blocks: no buffering */
+        ccree_count(c->idx, 1, 1, n);
+        return c->soft->cipher(c->sw, out, outl, outsize, in, inl);
+    }
+    if (!block_run(c, &ch, out, in, inl, n))
+        return 0;
+    *outl = n;
+    return 1;
 }
 
 static int block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize)
 {
     unsigned char block[MAXBLK];
     unsigned int pad, bad, i, bs = (unsigned int)c->bs;
+    int ok;
 
     if (!cipher_usable(c, NULL, 0))
         return 0;
     if (!c->pad && c->bufsz == 0)
         return 1;
-    if (c->enc && c->pad) {
-        memset(c->buf + c->bufsz, (int)(bs - c->bufsz), bs - c->bufsz);
-        if (!cipher_room(c, out, bs, outsize) || !cipher_process(c, out, c->buf, bs, NULL, 0, NULL))
+    if (c->enc && c->pad) { /* the padding, as one more update */
+        pad = bs - (unsigned int)c->bufsz;
+        memset(block, (int)pad, pad);
+        if (!cipher_room(c, out, bs, outsize) || !block_step(c, out, block, pad, bs))
             return 0;
-        c->bufsz = 0;
         *outl = bs;
         return 1;
     }
@@ -215,9 +321,10 @@ static int block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, s
         CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes left over", c->alg->kname, c->bufsz);
         return 0;
     }
-    if (!cipher_process(c, block, c->buf, bs, NULL, 0, NULL))
+    pad = (unsigned int)c->pad; /* the held-back block goes out as with padding off */
+    ok = cipher_set_pad(c, 0) && block_step(c, block, block, 0, bs);
+    if (!cipher_set_pad(c, (int)pad) || !ok)
         return 0;
-    c->bufsz = 0;
     /* Padding checked in constant time; with padding off the held-back block goes out whole. */
     pad = c->pad ? block[bs - 1] : 0;
     bad = c->pad ? (unsigned int)((pad - 1) >> 8) | (unsigned int)((bs - pad) >> 8) : 0;
@@ -250,22 +357,33 @@ static int block_whole(struct cipher_ctx *c, unsigned char *out, size_t outsize,
     return cipher_room(c, out, inl, outsize) && cipher_process(c, out, NULL, 0, in, inl, NULL);
 }
 
-/* CTR: a stream, with the keystream of a partial block kept. */
-static int ctr_whole(struct cipher_ctx *c, unsigned char *out, size_t outsize,
-                     const unsigned char *in, size_t inl)
-{
-    return cipher_room(c, out, inl, outsize) && ctr_update(c, out, in, inl);
-}
-
 static int ctr_mode_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
                            const unsigned char *in, size_t inl)
 {
+    struct ccree_choice ch;
+
     if (inl == 0)
         return 1;
-    if (!cipher_usable(c, in, inl) || !cipher_apart(c, out, 0, in, inl) || !ctr_whole(c, out, outsize, in, inl))
+    if (!cipher_checks(c, out, 0, inl, outsize, in, inl))
+        return 0;
+    if (!cipher_choose(c, inl, &ch) && sw_direct(c, &ch, inl, inl)) {
+        c->num = (c->num + inl) & (c->bs - 1);
+        ccree_count(c->idx, 1, 1, inl);
+        return c->soft->update(c->sw, out, outl, outsize, in, inl);
+    }
+    if (!ctr_update(c, &ch, out, in, inl))
         return 0;
     *outl = inl;
     return 1;
+}
+
+/* CTR: a stream, EVP_Cipher as an update. */
+static int ctr_whole(struct cipher_ctx *c, unsigned char *out, size_t outsize,
+                     const unsigned char *in, size_t inl)
+{
+    size_t outl;
+
+    return ctr_mode_update(c, out, &outl, outsize, in, inl);
 }
 
 static int ctr_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize)

@@ -358,6 +358,7 @@ static const struct sw_function cipher_functions[] = {
     { OSSL_FUNC_CIPHER_ENCRYPT_INIT, offsetof(struct ccree_sw_cipher, einit) },
     { OSSL_FUNC_CIPHER_DECRYPT_INIT, offsetof(struct ccree_sw_cipher, dinit) },
     { OSSL_FUNC_CIPHER_UPDATE, offsetof(struct ccree_sw_cipher, update) },
+    { OSSL_FUNC_CIPHER_CIPHER, offsetof(struct ccree_sw_cipher, cipher) },
     { OSSL_FUNC_CIPHER_FINAL, offsetof(struct ccree_sw_cipher, final) },
     { OSSL_FUNC_CIPHER_GET_CTX_PARAMS, offsetof(struct ccree_sw_cipher, get_ctx_params) },
     { OSSL_FUNC_CIPHER_SET_CTX_PARAMS, offsetof(struct ccree_sw_cipher, set_ctx_params) },

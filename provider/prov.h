@@ -49,6 +49,7 @@ struct ccree_sw_cipher {
     OSSL_FUNC_cipher_encrypt_init_fn *einit;
     OSSL_FUNC_cipher_decrypt_init_fn *dinit;
     OSSL_FUNC_cipher_update_fn *update;
+    OSSL_FUNC_cipher_cipher_fn *cipher;
     OSSL_FUNC_cipher_final_fn *final;
     OSSL_FUNC_cipher_get_ctx_params_fn *get_ctx_params;
     OSSL_FUNC_cipher_set_ctx_params_fn *set_ctx_params;
@@ -130,14 +131,39 @@ int ccree_tls_explicit_iv(int version);
 int ccree_tls_cbc_unpad(int version, unsigned char *rec, size_t *len, size_t bs, size_t macsize,
                         unsigned char *mac, OSSL_LIB_CTX *libctx);
 
+/* offload-min = auto (choose.c): the choice by what each path measured, the clock it reads,
+ * and a request's time recorded. */
+int ccree_measured(struct ccree_prov *p, size_t idx, size_t len, struct ccree_choice *ch);
+uint64_t ccree_now(clockid_t clock);
+void ccree_timed(struct ccree_prov *p, const struct ccree_choice *ch);
+
 /*
  * The path of a request of len bytes: 1 the kernel, 0 the default provider. Where it goes on
  * to run, ccree_start just before the request (after any socket set-up) and ccree_ran after it
  * succeeded time it for offload-min = auto.
  */
-int ccree_choose(struct ccree_prov *p, size_t idx, size_t len, struct ccree_choice *ch);
-void ccree_start(struct ccree_choice *ch);
-void ccree_ran(struct ccree_prov *p, const struct ccree_choice *ch);
+static inline int ccree_choose(struct ccree_prov *p, size_t idx, size_t len,
+                               struct ccree_choice *ch)
+{
+    int offload = p->path[idx].offload;
+
+    if (offload && p->fallback && p->offload_min == CCREE_AUTO)
+        return ccree_measured(p, idx, len, ch);
+    ch->timed = 0;
+    return ch->kernel = offload && (!p->fallback || len >= p->offload_min);
+}
+
+static inline void ccree_start(struct ccree_choice *ch)
+{
+    if (ch->timed)
+        ch->start = ccree_now(ch->clock);
+}
+
+static inline void ccree_ran(struct ccree_prov *p, const struct ccree_choice *ch)
+{
+    if (ch->timed)
+        ccree_timed(p, ch);
+}
 /*
  * A keyed op socket of algorithm idx, or -errno. A bind the kernel refuses (ENOENT) in a
  * process other than discovery's, or after its credentials changed, makes the algorithm

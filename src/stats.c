@@ -42,19 +42,10 @@ static void move(size_t idx, struct ccree_stats *to)
     }
 }
 
-/*
- * A count added in memory after publish() moved the counters to the file is moved after them.
- * All sequentially consistent: if publish()'s exchange did not take this add, the add came
- * after it, so the load below sees the file's pointer that publish() stored before.
- */
-void ccree_count(size_t idx, int software, size_t ops, size_t bytes)
+void ccree_count_late(size_t idx, struct ccree_stats *s)
 {
-    struct ccree_stats *s = ccree_stats;
-
-    atomic_fetch_add(&s[idx].ops[software], ops);
-    atomic_fetch_add(&s[idx].bytes[software], bytes);
-    if (s == counters && (s = ccree_stats) != counters)
-        move(idx, s);
+    if (s == counters)
+        move(idx, ccree_stats);
 }
 
 /* Counting goes to the file from now on, with what was counted in memory. */

@@ -11,7 +11,8 @@
  *   any-tag      an answer refused with EBADMSG comes back whole instead: a driver that
  *                accepts any tag
  *   slow-kernel  every request (sendmsg) takes 2 ms more
- *   slow-software AES-128-CBC's update in the software provider, as ccree finds it there
+ *   slow-software AES-128-CBC's update and cipher functions in the software provider, as ccree
+ *                finds them there
  *                (OSSL_PROVIDER_query_operation), takes 2 ms more
  *   unset        no fault, only counting
  * and, on requests of AF_ALG op sockets only once armed, the faults a kernel produces:
@@ -168,6 +169,7 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 }
 
 static OSSL_FUNC_cipher_update_fn *cbc_update;
+static OSSL_FUNC_cipher_cipher_fn *cbc_cipher;
 
 static int slow_update(void *ctx, unsigned char *out, size_t *outl, size_t outsize,
                        const unsigned char *in, size_t inl)
@@ -176,7 +178,15 @@ static int slow_update(void *ctx, unsigned char *out, size_t *outl, size_t outsi
     return cbc_update(ctx, out, outl, outsize, in, inl);
 }
 
-/* The software provider's ciphers with AES-128-CBC's update made slow; the rest as they are. */
+static int slow_cipher(void *ctx, unsigned char *out, size_t *outl, size_t outsize,
+                       const unsigned char *in, size_t inl)
+{
+    nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+    return cbc_cipher(ctx, out, outl, outsize, in, inl);
+}
+
+/* The software provider's ciphers with AES-128-CBC's update and cipher functions made slow;
+ * the rest as they are. */
 static OSSL_ALGORITHM slow_ciphers[512];
 static OSSL_DISPATCH slow_cbc[64];
 static const OSSL_ALGORITHM *queried; /* what slow_ciphers copies, for the unquery */
@@ -203,6 +213,9 @@ EXPORT const OSSL_ALGORITHM *OSSL_PROVIDER_query_operation(const OSSL_PROVIDER *
             if (slow_cbc[j].function_id == OSSL_FUNC_CIPHER_UPDATE) {
                 cbc_update = OSSL_FUNC_cipher_update(&slow_cbc[j]);
                 slow_cbc[j].function = (void (*)(void))slow_update;
+            } else if (slow_cbc[j].function_id == OSSL_FUNC_CIPHER_CIPHER) {
+                cbc_cipher = OSSL_FUNC_cipher_cipher(&slow_cbc[j]);
+                slow_cbc[j].function = (void (*)(void))slow_cipher;
             }
         }
         slow_ciphers[i].implementation = slow_cbc;
