@@ -247,17 +247,6 @@ static int set_cts_mode(struct cipher_ctx *c, const OSSL_PARAM *p)
     return 0;
 }
 
-/* A setting the software context's stream takes too. */
-static int forward(struct cipher_ctx *c, const OSSL_PARAM *p)
-{
-    OSSL_PARAM q[] = { *p, OSSL_PARAM_END };
-
-    if (c->soft->set_ctx_params(c->sw, q))
-        return 1;
-    CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s: cannot set %s", c->alg->kname, p->key);
-    return 0;
-}
-
 static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
     struct cipher_ctx *c = vctx;
@@ -294,7 +283,7 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             return 0;
         }
         c->num = c->alg->mode == EVP_CIPH_CTR_MODE ? v : 0;
-        if (c->sw_holds == SW_STREAM && !forward(c, p))
+        if (!cipher_sw_forward(c, p))
             return 0;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_CTS_MODE)) != NULL && is_cts(c)

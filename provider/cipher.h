@@ -86,6 +86,8 @@ static inline int cipher_choose(struct cipher_ctx *c, size_t len, struct ccree_c
  * holds (out gets *k bytes of it, a held-back block the padding lets out); 0 with an error.
  */
 int cipher_sw_take(struct cipher_ctx *c, unsigned char *out, size_t *k);
+/* A setting the software context's stream takes too (padding, num); ccree's error if refused. */
+int cipher_sw_forward(struct cipher_ctx *c, const OSSL_PARAM *p);
 /* Padding on or off, in the software context's stream too. */
 int cipher_set_pad(struct cipher_ctx *c, int pad);
 /* The default provider failed a request: ccree's error, and 0. */

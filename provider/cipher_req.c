@@ -188,30 +188,35 @@ static int sw_ready(struct cipher_ctx *c)
     return c->sw_holds == SW_IV || (cipher_take_stream(c) && sw_init(c, 0));
 }
 
-/* The software context's padding made ccree's. */
-static int sw_set_pad(struct cipher_ctx *c)
+int cipher_sw_forward(struct cipher_ctx *c, const OSSL_PARAM *p)
 {
-    unsigned int pad = (unsigned int)c->pad;
-    OSSL_PARAM params[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &pad), OSSL_PARAM_END };
+    OSSL_PARAM q[] = { *p, OSSL_PARAM_END };
 
-    return c->soft->set_ctx_params(c->sw, params);
+    if (c->sw_holds != SW_STREAM || c->soft->set_ctx_params(c->sw, q))
+        return 1;
+    CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s: cannot set %s", c->alg->kname, p->key);
+    return 0;
 }
 
 int cipher_set_pad(struct cipher_ctx *c, int pad)
 {
+    unsigned int v = (unsigned int)pad;
+    OSSL_PARAM p = OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_PADDING, &v);
+
     c->pad = pad;
-    return c->sw_holds != SW_STREAM || sw_set_pad(c) || cipher_sw_failed(c);
+    return cipher_sw_forward(c, &p);
 }
 
 int cipher_sw_take(struct cipher_ctx *c, unsigned char *out, size_t *k)
 {
-    int fresh = c->sw_holds != SW_STREAM; /* ccree holds the partial block */
+    enum sw_holds was = c->sw_holds; /* not the stream: ccree holds the partial block */
 
-    if ((c->sw_holds == SW_STALE && !sw_init(c, 1))
-        || (c->sw_holds == SW_IV && c->pad && !sw_set_pad(c))
-        || (fresh && c->bufsz > 0 && !c->soft->update(c->sw, out, k, c->bs, c->buf, c->bufsz)))
+    if (was == SW_STALE && !sw_init(c, 1))
         return cipher_sw_failed(c);
-    c->sw_holds = SW_STREAM;
+    c->sw_holds = SW_STREAM; /* from SW_IV, with padding off */
+    if ((was == SW_IV && c->pad && !cipher_set_pad(c, c->pad))
+        || (c->bufsz > 0 && !c->soft->update(c->sw, out, k, c->bs, c->buf, c->bufsz)))
+        return cipher_sw_failed(c);
     return 1;
 }
 
