@@ -24,12 +24,12 @@ static int aead_init(struct aead_ctx *c, const unsigned char *key, size_t keylen
     /* As OpenSSL's IV state: data encrypted under this IV spends it, for the next key too. */
     int spent = c->enc && c->datalen > 0;
 
-    if (!ccree_check_path(c->prov, c->idx))
+    if (!ccree_check_path(c->e.prov, c->e.idx))
         return 0;
     c->enc = enc;
     if (iv != NULL) {
         if (c->gcm ? ivlen == 0 || ivlen > GCM_IV_MAX : ivlen != c->ivlen) {
-            CCREE_RAISE(c->prov, CCREE_R_BAD_IV_LENGTH, "%s: %zu bytes", c->alg->kname, ivlen);
+            CCREE_RAISE(c->e.prov, CCREE_R_BAD_IV_LENGTH, "%s: %zu bytes", c->e.alg->kname, ivlen);
             return 0;
         }
         memcpy(c->iv, iv, ivlen);
@@ -39,18 +39,8 @@ static int aead_init(struct aead_ctx *c, const unsigned char *key, size_t keylen
         aead_new_message(c);
     }
     if (key != NULL) {
-        if (keylen != c->alg->keylen) {
-            CCREE_RAISE(c->prov, CCREE_R_BAD_KEY_LENGTH, "%zu bytes, %s takes %zu", keylen,
-                        c->alg->kname, c->alg->keylen);
+        if (!ccree_engine_key(&c->e, key, keylen))
             return 0;
-        }
-        if (!c->keyed || CRYPTO_memcmp(c->key, key, keylen) != 0) { /* the same key: keep all */
-            memcpy(c->key, key, keylen);
-            c->keyed = 1;
-            c->sw_keyed = 0;
-            c->kernel_off = 0;
-            ccree_sock_close(&c->op);
-        }
         c->kivlen = c->ivlen;
         c->ktaglen = c->taglen;
         if (iv == NULL && spent)
@@ -89,8 +79,8 @@ static int aead_update(void *vctx, unsigned char *out, size_t *outl, size_t outs
     if (c->gcm && c->msg == MSG_STREAM && !c->tls && c->ivstate == IV_SET && in != NULL
         && out != NULL && inl <= INT_MAX) {
         c->datalen += inl;
-        ccree_count(c->idx, 1, 1, inl);
-        return c->soft->update(c->sw, out, outl, outsize, in, inl);
+        ccree_count(c->e.idx, 1, 1, inl);
+        return c->e.soft->update(c->e.sw, out, outl, outsize, in, inl);
     }
     return aead_message(c, out, outl, in, inl);
 }
@@ -128,12 +118,11 @@ static void *aead_dupctx(void *vctx)
     if (d == NULL)
         return NULL;
     *d = *c;
-    ccree_sock_init(&d->op);
     d->buf = d->aadout = NULL;
     d->aadcap = 0;
-    d->sw = NULL;
-    if ((c->cap > 0 && (d->buf = OPENSSL_memdup(c->buf, c->cap)) == NULL)
-        || (c->sw != NULL && (d->sw = c->soft->dupctx(c->sw)) == NULL)) {
+    if (!ccree_engine_dup(&d->e, &c->e)
+        || (c->cap > 0 && (d->buf = OPENSSL_memdup(c->buf, c->cap)) == NULL)) {
+        ccree_engine_free(&d->e);
         OPENSSL_clear_free(d->buf, d->cap);
         OPENSSL_clear_free(d, sizeof(*d));
         return NULL;
@@ -147,9 +136,7 @@ static void aead_freectx(void *vctx)
 
     if (c == NULL)
         return;
-    ccree_sock_close(&c->op);
-    if (c->sw != NULL)
-        c->soft->freectx(c->sw);
+    ccree_engine_free(&c->e);
     OPENSSL_clear_free(c->buf, c->cap);
     OPENSSL_free(c->aadout);
     OPENSSL_clear_free(c, sizeof(*c));
@@ -185,7 +172,7 @@ static int get_ivgen(struct aead_ctx *c, OSSL_PARAM *p)
     size_t n = p->data_size == 0 || p->data_size > c->ivlen ? c->ivlen : p->data_size;
 
     if (!c->gcm || p->data == NULL || p->data_type != OSSL_PARAM_OCTET_STRING || !c->ivgen
-        || !c->keyed || c->ivlen < TLS_EXPLICIT)
+        || !c->e.keyed || c->ivlen < TLS_EXPLICIT)
         return aead_fail(c, CCREE_R_BAD_STATE, "no TLS fixed IV set");
     if (c->gen_next)
         aead_ctr64_inc(c->iv + c->ivlen - TLS_EXPLICIT);
@@ -205,7 +192,7 @@ static int aead_get_ctx_params(void *vctx, OSSL_PARAM params[])
     if (((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
          && !OSSL_PARAM_set_size_t(p, c->ivlen))
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
-            && !OSSL_PARAM_set_size_t(p, c->alg->keylen))
+            && !OSSL_PARAM_set_size_t(p, c->e.alg->keylen))
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL
             && !OSSL_PARAM_set_size_t(p, c->taglen != 0 ? c->taglen : TAG_MAX))
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL
@@ -303,7 +290,7 @@ static int set_tls_fixed(struct aead_ctx *c, const OSSL_PARAM *p)
         if (len < TLS_FIXED || len > c->ivlen || c->ivlen - len < TLS_EXPLICIT)
             return aead_fail(c, CCREE_R_BAD_IV_LENGTH, "TLS fixed IV");
         memcpy(c->iv, p->data, len);
-        if (c->enc && RAND_bytes_ex(c->prov->libctx, c->iv + len, c->ivlen - len, 0) <= 0)
+        if (c->enc && RAND_bytes_ex(c->e.prov->libctx, c->iv + len, c->ivlen - len, 0) <= 0)
             return aead_fail(c, CCREE_R_SOFTWARE, "no random explicit IV");
     }
     c->ivgen = 1;
@@ -317,7 +304,7 @@ static int set_tls_fixed(struct aead_ctx *c, const OSSL_PARAM *p)
 static int set_tls_inv(struct aead_ctx *c, const OSSL_PARAM *p)
 {
     if (!c->gcm || p->data == NULL || p->data_type != OSSL_PARAM_OCTET_STRING || !c->ivgen
-        || !c->keyed || c->enc || p->data_size > c->ivlen)
+        || !c->e.keyed || c->enc || p->data_size > c->ivlen)
         return aead_fail(c, CCREE_R_BAD_STATE, "no TLS fixed IV set for decryption");
     memcpy(c->iv + c->ivlen - p->data_size, p->data, p->data_size);
     c->ivstate = IV_SET;
@@ -344,9 +331,9 @@ static int aead_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     const char *key;
 
     /* as the default provider of this OpenSSL: from 3.6 it refuses a repeated parameter */
-    if (params != NULL && c->prov->sw_refuses_repeats[c->idx]
+    if (params != NULL && c->e.prov->sw_refuses_repeats[c->e.idx]
         && (key = repeated(params)) != NULL) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "%s: %s is repeated", c->alg->kname, key);
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "%s: %s is repeated", c->e.alg->kname, key);
         return 0;
     }
     return params == NULL
@@ -405,15 +392,11 @@ void *ccree_aead_newctx(struct ccree_prov *p, size_t idx)
 
     if (c == NULL)
         return NULL;
-    c->prov = p;
-    c->idx = idx;
-    c->alg = &ccree_algs[idx];
-    c->soft = &p->sw_cipher[idx];
-    c->gcm = c->alg->mode == EVP_CIPH_GCM_MODE;
+    ccree_engine_init(&c->e, p, idx);
+    c->gcm = c->e.alg->mode == EVP_CIPH_GCM_MODE;
     c->mode = c->gcm ? &aead_gcm_mode : &aead_ccm_mode;
     c->ivlen = c->gcm ? 12 : 7;  /* the default provider's: CCM starts with L = 8 */
     c->taglen = c->gcm ? 0 : 12; /* and M = 12 */
-    ccree_sock_init(&c->op);
     return c;
 }
 

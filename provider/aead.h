@@ -6,7 +6,7 @@
 #ifndef CCREE_AEAD_H
 #define CCREE_AEAD_H
 
-#include "prov.h"
+#include "engine.h"
 
 #define TAG_MAX 16
 #define GCM_IV_MAX 128 /* as the default provider */
@@ -19,12 +19,9 @@ enum { IV_NONE, IV_SET, IV_USED };
 enum { MSG_AAD, MSG_ONESHOT, MSG_STREAM, MSG_FAILED };
 
 struct aead_ctx {
-    struct ccree_prov *prov;
-    size_t idx;
-    const struct ccree_alg *alg;
+    struct ccree_engine e;
     const struct aead_mode *mode; /* what a call does */
-    int gcm, enc, keyed;
-    unsigned char key[32];
+    int gcm, enc;
     unsigned char iv[GCM_IV_MAX];
     size_t ivlen;
     int ivstate;
@@ -47,12 +44,6 @@ struct aead_ctx {
     size_t aadcap;
     int gen_next; /* tlsivgen gave out the explicit nonce: count it up before the next */
     unsigned char ivout[GCM_IV_MAX]; /* the IV as the default provider reports it */
-    struct ccree_sock op;
-    size_t op_authsize;
-    int kernel_off; /* the kernel failed this key: software until the next key */
-    const struct ccree_sw_cipher *soft; /* the software provider's functions, */
-    void *sw;                           /* called on its context */
-    int sw_keyed, sw_enc;
 };
 
 /* What a mode does with one call (keyed, not a TLS record): chosen by the row at newctx. */

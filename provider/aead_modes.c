@@ -18,7 +18,7 @@
 
 static int gcm_iv_generate(struct aead_ctx *c)
 {
-    if (c->ivlen < 12 || RAND_bytes_ex(c->prov->libctx, c->iv, c->ivlen, 0) <= 0)
+    if (c->ivlen < 12 || RAND_bytes_ex(c->e.prov->libctx, c->iv, c->ivlen, 0) <= 0)
         return aead_fail(c, CCREE_R_BAD_STATE, "no IV set and none can be generated");
     c->ivstate = IV_SET;
     return 1;
@@ -87,7 +87,7 @@ static int gcm_data(struct aead_ctx *c, unsigned char *out, const unsigned char 
     ccree_start(&ch);
     if (!aead_sw_data(c, out, in, len))
         return 0;
-    ccree_ran(c->prov, &ch);
+    ccree_ran(c->e.prov, &ch);
     c->datalen += len;
     return 1;
 }
@@ -202,11 +202,11 @@ static int ccm_final(struct aead_ctx *c)
     unsigned char none[TAG_MAX];
     size_t n;
 
-    if (!c->prov->sw_final_seals_empty[c->idx] || c->ivstate != IV_SET || c->data_done)
+    if (!c->e.prov->sw_final_seals_empty[c->e.idx] || c->ivstate != IV_SET || c->data_done)
         return 1;
     if (!ccm_lengths_keyed(c) || !aead_to_stream(c)) /* refused as the data would be */
         return 0;
-    if (!c->soft->final(c->sw, none, &n, 0)) {
+    if (!c->e.soft->final(c->e.sw, none, &n, 0)) {
         if (c->enc)
             return aead_fail(c, CCREE_R_BAD_STATE, "the data announced never came");
         return aead_fail(c, c->tagset ? CCREE_R_BAD_DECRYPT : CCREE_R_BAD_TAG,
@@ -215,7 +215,7 @@ static int ccm_final(struct aead_ctx *c)
     c->data_done = 1;
     if (c->enc) { /* the tag, where the default provider computed one */
         ERR_set_mark();
-        c->tagset = c->soft->get_ctx_params(c->sw, tag);
+        c->tagset = c->e.soft->get_ctx_params(c->e.sw, tag);
         ERR_pop_to_mark();
     } else { /* as after the data: this message is done */
         c->ivstate = IV_NONE;
@@ -268,7 +268,7 @@ int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, const uns
         c->tls = 0;
         c->ivstate = IV_USED;
     }
-    if (!c->keyed)
+    if (!c->e.keyed)
         return aead_fail(c, CCREE_R_NO_KEY, "no key set");
     /* At most INT_MAX bytes a call, as EVP's updates take, EVP_Cipher's (an unsigned int)
      * too; sums of lengths below stay in range, on 32 bits too. */

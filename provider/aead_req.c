@@ -14,7 +14,7 @@
 
 int aead_fail(struct aead_ctx *c, int reason, const char *what)
 {
-    CCREE_RAISE(c->prov, reason, "%s: %s", c->alg->kname, what);
+    CCREE_RAISE(c->e.prov, reason, "%s: %s", c->e.alg->kname, what);
     return 0;
 }
 
@@ -64,24 +64,8 @@ void aead_new_message(struct aead_ctx *c)
  */
 static int kernel_can(const struct aead_ctx *c, size_t total, size_t taglen)
 {
-    return c->prov->path[c->idx].offload && !c->kernel_off && (c->enc || total > 0)
-           && total + taglen <= AFALG_MAX_REQUEST
+    return (c->enc || total > 0) && total + taglen <= AFALG_MAX_REQUEST
            && (!c->gcm || (c->ivlen == 12 && (taglen == 4 || taglen == 8 || taglen >= 12)));
-}
-
-static int kernel_ready(struct aead_ctx *c, size_t authsize)
-{
-    int fd;
-
-    if (ccree_sock_valid(&c->op) && c->op_authsize == authsize)
-        return 1;
-    ccree_sock_close(&c->op); /* the tag length belongs to the kernel transform */
-    fd = ccree_open(c->prov, c->idx, c->key, c->alg->keylen, authsize, 1);
-    if (fd < 0)
-        return fd;
-    ccree_sock_set(&c->op, fd);
-    c->op_authsize = authsize;
-    return 1;
 }
 
 /*
@@ -112,10 +96,10 @@ static int kernel_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t a
         kivlen = afalg_ccm_iv(kiv, c->iv, c->ivlen);
     r.iv = kiv;
     r.ivlen = kivlen;
-    err = afalg_cipher(c->op.fd, &r);
+    err = afalg_cipher(c->e.op.fd, &r);
     *sent = r.sent;
     if (err != 0)
-        ccree_sock_close(&c->op); /* what it still holds is unknown */
+        ccree_sock_close(&c->e.op); /* what it still holds is unknown */
     return err;
 }
 
@@ -123,7 +107,7 @@ static int kernel_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t a
 
 static int software_ok(struct aead_ctx *c)
 {
-    return c->prov->fallback
+    return c->e.prov->fallback
            || aead_fail(c, CCREE_R_NOT_OFFLOADED, "this call pattern needs software");
 }
 
@@ -132,7 +116,7 @@ int aead_sw_set_tag(struct aead_ctx *c, const unsigned char *tag, size_t taglen)
     OSSL_PARAM p[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag, taglen),
                        OSSL_PARAM_END };
 
-    return c->soft->set_ctx_params(c->sw, p)
+    return c->e.soft->set_ctx_params(c->e.sw, p)
            || aead_fail(c, CCREE_R_SOFTWARE, "cannot set the tag");
 }
 
@@ -140,7 +124,7 @@ int aead_sw_update(struct aead_ctx *c, unsigned char *out, const unsigned char *
 {
     size_t n;
 
-    return c->soft->update(c->sw, out, &n, len, in, len);
+    return c->e.soft->update(c->e.sw, out, &n, len, in, len);
 }
 
 /*
@@ -149,29 +133,29 @@ int aead_sw_update(struct aead_ctx *c, unsigned char *out, const unsigned char *
  */
 static int sw_start(struct aead_ctx *c, const unsigned char *tag, int known, size_t len)
 {
-    OSSL_FUNC_cipher_encrypt_init_fn *init = c->enc ? c->soft->einit : c->soft->dinit;
+    OSSL_FUNC_cipher_encrypt_init_fn *init = c->enc ? c->e.soft->einit : c->e.soft->dinit;
     size_t ivlen = c->ivlen;
     OSSL_PARAM lens[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen),
                           OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, c->taglen),
                           OSSL_PARAM_END };
     int ok;
 
-    if (!c->gcm && c->sw != NULL) {
-        c->soft->freectx(c->sw);
-        c->sw = NULL;
+    if (!c->gcm && c->e.sw != NULL) {
+        c->e.soft->freectx(c->e.sw);
+        c->e.sw = NULL;
     }
-    if (c->sw == NULL && (c->sw = c->soft->newctx(c->soft->provctx)) == NULL)
+    if (!ccree_engine_sw(&c->e))
         return aead_fail(c, CCREE_R_SOFTWARE, "no memory");
-    if (c->gcm && (!c->sw_keyed || c->sw_enc != c->enc)) {
-        c->sw_keyed = init(c->sw, c->key, c->alg->keylen, NULL, 0, NULL);
-        c->sw_enc = c->enc;
+    if (c->gcm && (!c->e.sw_keyed || c->e.sw_enc != c->enc)) {
+        c->e.sw_keyed = init(c->e.sw, c->e.key, c->e.alg->keylen, NULL, 0, NULL);
+        c->e.sw_enc = c->enc;
     }
     if (c->gcm)
         lens[1] = OSSL_PARAM_construct_end();
-    ok = c->gcm ? c->sw_keyed && c->soft->set_ctx_params(c->sw, lens)
-                      && init(c->sw, NULL, 0, c->iv, c->ivlen, NULL)
-                : init(c->sw, NULL, 0, NULL, 0, lens)
-                      && init(c->sw, c->key, c->alg->keylen, c->iv, c->ivlen, NULL)
+    ok = c->gcm ? c->e.sw_keyed && c->e.soft->set_ctx_params(c->e.sw, lens)
+                      && init(c->e.sw, NULL, 0, c->iv, c->ivlen, NULL)
+                : init(c->e.sw, NULL, 0, NULL, 0, lens)
+                      && init(c->e.sw, c->e.key, c->e.alg->keylen, c->iv, c->ivlen, NULL)
                       && (tag == NULL || aead_sw_set_tag(c, tag, c->taglen))
                       && (!known || aead_sw_update(c, NULL, NULL, len));
     return ok || aead_fail(c, CCREE_R_SOFTWARE, "cannot start the default provider");
@@ -188,7 +172,7 @@ int aead_sw_data(struct aead_ctx *c, unsigned char *out, const unsigned char *in
     if (!aead_sw_update(c, out, in, len))
         return aead_fail(c, c->gcm || c->enc ? CCREE_R_SOFTWARE : CCREE_R_BAD_DECRYPT,
                          "data in the default provider");
-    ccree_count(c->idx, 1, 1, len);
+    ccree_count(c->e.idx, 1, 1, len);
     return 1;
 }
 
@@ -197,7 +181,7 @@ int aead_sw_get_tag(struct aead_ctx *c, unsigned char *tag, size_t taglen)
     OSSL_PARAM p[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, taglen),
                        OSSL_PARAM_END };
 
-    return c->soft->get_ctx_params(c->sw, p) || aead_fail(c, CCREE_R_SOFTWARE, "no tag");
+    return c->e.soft->get_ctx_params(c->e.sw, p) || aead_fail(c, CCREE_R_SOFTWARE, "no tag");
 }
 
 /*
@@ -224,7 +208,7 @@ int aead_sw_gcm_final(struct aead_ctx *c, unsigned char *tag, size_t taglen)
     if (!c->enc && !aead_sw_set_tag(c, tag, taglen))
         return 0;
     ERR_set_mark();
-    ok = verdict(c, c->soft->final(c->sw, none, &n, 0), "GCM in the default provider");
+    ok = verdict(c, c->e.soft->final(c->e.sw, none, &n, 0), "GCM in the default provider");
     return ok <= 0 ? ok : !c->enc || aead_sw_get_tag(c, tag, taglen);
 }
 
@@ -249,14 +233,14 @@ static int sw_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t aadle
     ok = verdict(c, aead_sw_update(c, out, in, len), "CCM in the default provider");
     if (ok <= 0) /* CCM: a mismatch wipes out */
         return ok;
-    ccree_count(c->idx, 1, 1, len);
+    ccree_count(c->e.idx, 1, 1, len);
     return !c->enc || aead_sw_get_tag(c, tag, taglen);
 }
 
 int aead_choose(struct aead_ctx *c, size_t total, size_t taglen, struct ccree_choice *ch)
 {
     if (kernel_can(c, total, taglen))
-        return ccree_choose(c->prov, c->idx, total, ch);
+        return ccree_engine_choose(&c->e, total, ch);
     *ch = (struct ccree_choice){ .kernel = 0 };
     return 0;
 }
@@ -270,16 +254,16 @@ int aead_oneshot(struct aead_ctx *c, struct ccree_choice *ch, unsigned char *aad
     if (ch->kernel) {
         int sent = 0;
 
-        if ((err = kernel_ready(c, taglen)) > 0) {
+        if ((err = ccree_engine_socket(&c->e, taglen)) > 0) {
             ccree_start(ch);
             err = kernel_oneshot(c, aad, aadlen, in, out, len, tag, taglen, &sent);
         }
         if (err == -EBADMSG && c->enc)
             err = -EIO; /* a verdict on a decryption only */
         if (err == 0 || err == -EBADMSG)
-            ccree_count(c->idx, 0, 1, len);
+            ccree_count(c->e.idx, 0, 1, len);
         if (err == 0)
-            ccree_ran(c->prov, ch);
+            ccree_ran(c->e.prov, ch);
         if (err == 0)
             return 1;
         if (sent) /* unauthenticated plaintext, or what a failed kernel wrote */
@@ -287,16 +271,15 @@ int aead_oneshot(struct aead_ctx *c, struct ccree_choice *ch, unsigned char *aad
         if (err == -EBADMSG)
             return -1;
         ch->timed = 0;
-        if (!ccree_kernel_failed(c->prov, c->idx, err, sent && ccree_overlap(in, len, out, len)))
+        if (!ccree_engine_failed(&c->e, err, sent && ccree_overlap(in, len, out, len)))
             return 0;
-        c->kernel_off = 1;
     } else if (!software_ok(c)) {
         return 0;
     }
     ccree_start(ch);
     err = sw_oneshot(c, aad, aadlen, in, out, len, tag, taglen);
     if (err > 0)
-        ccree_ran(c->prov, ch);
+        ccree_ran(c->e.prov, ch);
     return err;
 }
 

@@ -19,8 +19,7 @@ static void *cipher_dupctx(void *vctx)
     if (d == NULL)
         return NULL;
     *d = *c;
-    ccree_sock_init(&d->op);
-    if (c->sw != NULL && (d->sw = c->soft->dupctx(c->sw)) == NULL) {
+    if (!ccree_engine_dup(&d->e, &c->e)) {
         OPENSSL_clear_free(d, sizeof(*d));
         return NULL;
     }
@@ -33,9 +32,7 @@ static void cipher_freectx(void *vctx)
 
     if (c == NULL)
         return;
-    ccree_sock_close(&c->op);
-    if (c->sw != NULL)
-        c->soft->freectx(c->sw);
+    ccree_engine_free(&c->e);
     OPENSSL_clear_free(c, sizeof(*c));
 }
 
@@ -45,44 +42,33 @@ static int set_key(struct cipher_ctx *c, const unsigned char *key, size_t keylen
 {
     size_t half = keylen / 2;
 
-    if (keylen != c->alg->keylen) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_KEY_LENGTH, "%zu bytes, %s takes %zu", keylen,
-                    c->alg->kname, c->alg->keylen);
-        return 0;
-    }
     /* As the default provider: XTS encrypts only with two different key halves. */
-    if (c->alg->mode == EVP_CIPH_XTS_MODE && enc && CRYPTO_memcmp(key, key + half, half) == 0) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_KEY_LENGTH, "%s: the two halves of the key are equal",
-                    c->alg->kname);
+    if (c->e.alg->mode == EVP_CIPH_XTS_MODE && enc && keylen == c->e.alg->keylen
+        && CRYPTO_memcmp(key, key + half, half) == 0) {
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_KEY_LENGTH, "%s: the two halves of the key are equal",
+                    c->e.alg->kname);
         return 0;
     }
-    if (c->keyed && CRYPTO_memcmp(c->key, key, keylen) == 0)
-        return 1; /* the same key: the kernel socket and the software context stay */
-    memcpy(c->key, key, keylen);
-    c->keyed = 1;
-    c->sw_keyed = 0;
-    c->kernel_off = 0;
-    ccree_sock_close(&c->op);
-    return 1;
+    return ccree_engine_key(&c->e, key, keylen);
 }
 
 static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t keylen,
                        const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
 {
-    if (!ccree_check_path(c->prov, c->idx) || !cipher_take_stream(c))
+    if (!ccree_check_path(c->e.prov, c->e.idx) || !cipher_take_stream(c))
         return 0;
     /* As the default provider: the IV is taken before the key, which may be refused. */
-    if (iv != NULL && c->alg->ivlen) {
-        if (ivlen != c->alg->ivlen) {
-            CCREE_RAISE(c->prov, CCREE_R_BAD_IV_LENGTH, "%zu bytes, %s takes %zu", ivlen,
-                        c->alg->kname, c->alg->ivlen);
+    if (iv != NULL && c->e.alg->ivlen) {
+        if (ivlen != c->e.alg->ivlen) {
+            CCREE_RAISE(c->e.prov, CCREE_R_BAD_IV_LENGTH, "%zu bytes, %s takes %zu", ivlen,
+                        c->e.alg->kname, c->e.alg->ivlen);
             return 0;
         }
         memcpy(c->oiv, iv, ivlen);
         memcpy(c->iv, iv, ivlen);
         c->iv_set = 1;
-    } else if (c->alg->mode == EVP_CIPH_CBC_MODE && c->iv_set) {
-        memcpy(c->iv, c->oiv, c->alg->ivlen); /* CBC restarts from the IV last given */
+    } else if (c->e.alg->mode == EVP_CIPH_CBC_MODE && c->iv_set) {
+        memcpy(c->iv, c->oiv, c->e.alg->ivlen); /* CBC restarts from the IV last given */
     }
     if (key != NULL && !set_key(c, key, keylen, enc))
         return 0;
@@ -194,9 +180,7 @@ static int rand_key(struct cipher_ctx *c, OSSL_PARAM *p)
 {
     OSSL_PARAM q[] = { *p, OSSL_PARAM_END };
 
-    if (c->sw == NULL && (c->sw = c->soft->newctx(c->soft->provctx)) == NULL)
-        return 0;
-    if (!c->soft->get_ctx_params(c->sw, q))
+    if (!ccree_engine_sw(&c->e) || !c->e.soft->get_ctx_params(c->e.sw, q))
         return 0;
     p->return_size = q[0].return_size;
     return 1;
@@ -207,12 +191,14 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
     struct cipher_ctx *c = vctx;
     OSSL_PARAM *p;
 
-    if (OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV) != NULL && !cipher_read_iv(c))
+    if ((OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV) != NULL
+         || OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM) != NULL)
+        && !cipher_read_iv(c))
         return 0;
     if (((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
-         && !OSSL_PARAM_set_size_t(p, c->alg->keylen))
+         && !OSSL_PARAM_set_size_t(p, c->e.alg->keylen))
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
-            && !OSSL_PARAM_set_size_t(p, c->alg->ivlen))
+            && !OSSL_PARAM_set_size_t(p, c->e.alg->ivlen))
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL
             && !OSSL_PARAM_set_uint(p, (unsigned int)c->pad))
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL
@@ -222,11 +208,11 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) != NULL
             && !OSSL_PARAM_set_octet_ptr(p, c->tls_mac, c->tls_maclen))
         || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_RANDOM_KEY)) != NULL
-            && (!(c->alg->flags & EVP_CIPH_RAND_KEY) || !rand_key(c, p)))
-        || !set_iv_param(OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV), c->oiv, c->alg->ivlen)
+            && (!(c->e.alg->flags & EVP_CIPH_RAND_KEY) || !rand_key(c, p)))
+        || !set_iv_param(OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV), c->oiv, c->e.alg->ivlen)
         || !set_iv_param(OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV), c->iv,
-                         c->alg->ivlen)) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "cannot return a parameter");
+                         c->e.alg->ivlen)) {
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "cannot return a parameter");
         return 0;
     }
     return 1;
@@ -243,7 +229,7 @@ static int set_cts_mode(struct cipher_ctx *c, const OSSL_PARAM *p)
                 c->cts_mode = i;
                 return cipher_take_stream(c); /* the software context takes the mode at its next start */
             }
-    CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "cts_mode");
+    CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "cts_mode");
     return 0;
 }
 
@@ -263,15 +249,15 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
         size_t keylen;
 
-        if (!OSSL_PARAM_get_size_t(p, &keylen) || keylen != c->alg->keylen) {
-            CCREE_RAISE(c->prov, CCREE_R_BAD_KEY_LENGTH, "keylen: %s takes %zu bytes",
-                        c->alg->kname, c->alg->keylen);
+        if (!OSSL_PARAM_get_size_t(p, &keylen) || keylen != c->e.alg->keylen) {
+            CCREE_RAISE(c->e.prov, CCREE_R_BAD_KEY_LENGTH, "keylen: %s takes %zu bytes",
+                        c->e.alg->kname, c->e.alg->keylen);
             return 0;
         }
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
         if (!OSSL_PARAM_get_uint(p, &v)) {
-            CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "padding");
+            CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "padding");
             return 0;
         }
         if (!cipher_set_pad(c, v != 0))
@@ -279,10 +265,10 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
         if (!OSSL_PARAM_get_uint(p, &v) || v >= c->bs) {
-            CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "num");
+            CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "num");
             return 0;
         }
-        c->num = c->alg->mode == EVP_CIPH_CTR_MODE ? v : 0;
+        c->num = c->e.alg->mode == EVP_CIPH_CTR_MODE ? v : 0;
         if (!cipher_sw_forward(c, p))
             return 0;
     }
@@ -291,12 +277,12 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         return 0;
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION)) != NULL
         && !OSSL_PARAM_get_uint(p, &c->tls_version)) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "tls-version");
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "tls-version");
         return 0;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE)) != NULL
         && (!OSSL_PARAM_get_size_t(p, &c->tls_macsize) || c->tls_macsize > EVP_MAX_MD_SIZE)) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "tls-mac-size");
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "tls-mac-size");
         return 0;
     }
     return 1;
@@ -344,16 +330,12 @@ void *ccree_cipher_newctx(struct ccree_prov *p, size_t idx)
 
     if (c == NULL)
         return NULL;
-    c->prov = p;
-    c->idx = idx;
-    c->alg = &ccree_algs[idx];
-    c->soft = &p->sw_cipher[idx];
-    c->bs = c->alg->blocksize > 1 ? c->alg->blocksize : c->alg->ivlen;
+    ccree_engine_init(&c->e, p, idx);
+    c->bs = c->e.alg->blocksize > 1 ? c->e.alg->blocksize : c->e.alg->ivlen;
     c->mode = ccree_whole(idx)             ? &cipher_unit_mode
-              : c->alg->blocksize > 1 ? &cipher_block_mode
+              : c->e.alg->blocksize > 1 ? &cipher_block_mode
                                       : &cipher_ctr_mode;
     c->pad = 1;
-    ccree_sock_init(&c->op);
     return c;
 }
 

@@ -10,7 +10,7 @@
 
 #include <openssl/core_names.h>
 
-#include "prov.h"
+#include "engine.h"
 
 #define MAXBLK 16
 #define XTS_UNIT_MAX (1 << 24) /* the default provider's data unit limit: 2^20 blocks */
@@ -21,20 +21,18 @@ extern const char *const cts_names[]; /* OpenSSL's names of CS1, CS2 and CS3 */
 /*
  * What the software context holds of the message: nothing current; its IV (ccree holds the
  * partial block and feeds it whole blocks, padding off); or the stream, its IV and partial
- * block (buf/bufsz or num mirror it) under ccree's padding, so that an update in software is
+ * block (buf/bufsz mirror it; CTR's num is read back) under ccree's padding, keyed (every init
+ * takes the stream back), so that an update in software is
  * one call of the default provider's.
  */
 enum sw_holds { SW_STALE, SW_IV, SW_STREAM };
 
 struct cipher_ctx {
-    struct ccree_prov *prov;
-    size_t idx;
-    const struct ccree_alg *alg;
+    struct ccree_engine e;
     const struct mode *mode; /* what its updates, finals and EVP_Cipher calls do */
     size_t bs; /* the cipher's block: 8 or 16 bytes */
-    int enc, pad, keyed, iv_set;
+    int enc, pad, iv_set;
     int cts_mode, updated; /* CBC-CTS: one update per init */
-    unsigned char key[64];
     unsigned char oiv[MAXBLK], iv[MAXBLK]; /* iv: next IV or counter, unless sw_holds it */
     unsigned char buf[MAXBLK];             /* ECB/CBC: partial or held-back block */
     size_t bufsz;
@@ -43,11 +41,6 @@ struct cipher_ctx {
     unsigned int tls_version;  /* TLS record mode (ECB and CBC) when not 0 */
     size_t tls_macsize, tls_maclen;
     unsigned char tls_mac[EVP_MAX_MD_SIZE]; /* the MAC of the last record decrypted */
-    struct ccree_sock op;
-    int kernel_off; /* the kernel failed this key: software until the next key */
-    const struct ccree_sw_cipher *soft; /* the software provider's functions, */
-    void *sw;                           /* called on its context */
-    int sw_keyed, sw_enc;
     enum sw_holds sw_holds;
 };
 
@@ -66,21 +59,13 @@ extern const struct mode cipher_block_mode, cipher_ctr_mode, cipher_unit_mode;
 
 static inline int is_cts(const struct cipher_ctx *c)
 {
-    return (c->alg->flags & EVP_CIPH_FLAG_CTS) != 0;
+    return (c->e.alg->flags & EVP_CIPH_FLAG_CTS) != 0;
 }
 
-/* The IV the software context holds, read into iv. */
+/* The IV the software context holds, read into iv; and CTR's num where it holds the stream. */
 int cipher_read_iv(struct cipher_ctx *c);
 /* The software context gives up what it holds of the message: ccree holds all of it again. */
 int cipher_take_stream(struct cipher_ctx *c);
-/* The path of a request of len bytes: 1 the kernel, 0 software. */
-static inline int cipher_choose(struct cipher_ctx *c, size_t len, struct ccree_choice *ch)
-{
-    if (!c->kernel_off)
-        return ccree_choose(c->prov, c->idx, len, ch);
-    *ch = (struct ccree_choice){ .kernel = 0 };
-    return 0;
-}
 /*
  * The software context takes the stream under ccree's padding, and the partial block ccree
  * holds (out gets *k bytes of it, a held-back block the padding lets out); 0 with an error.
@@ -116,15 +101,21 @@ int cipher_apart(struct cipher_ctx *c, const unsigned char *out, size_t ahead,
                  const unsigned char *in, size_t inl);
 int cipher_room(struct cipher_ctx *c, const unsigned char *out, size_t need, size_t outsize);
 
+/* Whether an update of a keyed context passes all three: a few compares, no error raised. */
+static inline int cipher_fine(const unsigned char *out, size_t ahead, size_t need, size_t outsize,
+                              const unsigned char *in, size_t inl)
+{
+    return in != NULL && out != NULL && inl <= SIZE_MAX / 2 && need <= outsize
+           && ((uintptr_t)out + ahead <= (uintptr_t)in || (uintptr_t)out >= (uintptr_t)in + inl);
+}
+
 /* All three for an update, at the cost of a few compares when they pass. */
 static inline int cipher_checks(struct cipher_ctx *c, unsigned char *out, size_t ahead,
                                 size_t need, size_t outsize, const unsigned char *in, size_t inl)
 {
-    if (in != NULL && out != NULL && c->keyed && inl <= SIZE_MAX / 2 && need <= outsize
-        && ((uintptr_t)out + ahead <= (uintptr_t)in || (uintptr_t)out >= (uintptr_t)in + inl))
-        return 1;
-    return cipher_usable(c, in, inl) && cipher_apart(c, out, ahead, in, inl)
-           && cipher_room(c, out, need, outsize);
+    return (c->e.keyed && cipher_fine(out, ahead, need, outsize, in, inl))
+           || (cipher_usable(c, in, inl) && cipher_apart(c, out, ahead, in, inl)
+               && cipher_room(c, out, need, outsize));
 }
 
 #endif

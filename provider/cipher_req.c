@@ -60,12 +60,14 @@ static void ctr_add(unsigned char *ctr, size_t len, size_t blocks)
 
 int cipher_read_iv(struct cipher_ctx *c)
 {
-    OSSL_PARAM iv[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, c->iv,
-                                                c->alg->ivlen),
-                        OSSL_PARAM_END };
+    OSSL_PARAM p[] = { OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, c->iv,
+                                               c->e.alg->ivlen),
+                       OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, &c->num), OSSL_PARAM_END };
 
-    if (c->sw_holds != SW_STALE && c->alg->ivlen && !c->soft->get_ctx_params(c->sw, iv)) {
-        CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "cannot read the software IV");
+    if (c->sw_holds != SW_STREAM || c->e.alg->mode != EVP_CIPH_CTR_MODE)
+        p[1] = OSSL_PARAM_construct_end();
+    if (c->sw_holds != SW_STALE && c->e.alg->ivlen && !c->e.soft->get_ctx_params(c->e.sw, p)) {
+        CCREE_RAISE(c->e.prov, CCREE_R_SOFTWARE, "cannot read the software IV");
         return 0;
     }
     return 1;
@@ -74,30 +76,18 @@ int cipher_read_iv(struct cipher_ctx *c)
 int cipher_take_stream(struct cipher_ctx *c)
 {
     static const unsigned char zero[MAXBLK];
-    size_t n, left = c->bs - c->num;
+    size_t n, left;
 
-    /* CTR: the rest of the keystream block the stream is in, for ccree's partial block */
-    if (c->sw_holds == SW_STREAM && c->num != 0
-        && !(c->soft->update(c->sw, c->ks + c->num, &n, left, zero, left) && n == left)) {
-        CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "cannot read the software keystream");
-        return 0;
-    }
     if (!cipher_read_iv(c))
         return 0;
+    /* CTR: the rest of the keystream block the stream is in, for ccree's partial block */
+    left = c->bs - c->num;
+    if (c->sw_holds == SW_STREAM && c->num != 0
+        && !(c->e.soft->update(c->e.sw, c->ks + c->num, &n, left, zero, left) && n == left)) {
+        CCREE_RAISE(c->e.prov, CCREE_R_SOFTWARE, "cannot read the software keystream");
+        return 0;
+    }
     c->sw_holds = SW_STALE;
-    return 1;
-}
-
-static int kernel_ready(struct cipher_ctx *c)
-{
-    int fd;
-
-    if (ccree_sock_valid(&c->op))
-        return 1;
-    fd = ccree_open(c->prov, c->idx, c->key, c->alg->keylen, 0, ccree_whole(c->idx));
-    if (fd < 0)
-        return fd;
-    ccree_sock_set(&c->op, fd);
     return 1;
 }
 
@@ -105,10 +95,10 @@ static int kernel_ready(struct cipher_ctx *c)
 static void next_iv(struct cipher_ctx *c, const struct seg *is, const struct seg *os, size_t off,
                     size_t n)
 {
-    if (n > 0 && c->alg->mode == EVP_CIPH_CBC_MODE)
+    if (n > 0 && c->e.alg->mode == EVP_CIPH_CBC_MODE)
         gather(c->enc ? os : is, c->enc ? 2 : 3, off + n - c->bs, c->iv, c->bs);
-    else if (c->alg->mode == EVP_CIPH_CTR_MODE)
-        ctr_add(c->iv, c->alg->ivlen, n / c->bs);
+    else if (c->e.alg->mode == EVP_CIPH_CTR_MODE)
+        ctr_add(c->iv, c->e.alg->ivlen, n / c->bs);
 }
 
 /*
@@ -124,28 +114,28 @@ static int kernel_run(struct cipher_ctx *c, const struct seg *is, const struct s
     for (off = 0; off < total; off += n) {
         struct iovec in[3], out[2];
         unsigned char last[MAXBLK];
-        struct afalg_req r = { .enc = c->enc, .iv = c->iv, .ivlen = c->alg->ivlen, .in = in,
+        struct afalg_req r = { .enc = c->enc, .iv = c->iv, .ivlen = c->e.alg->ivlen, .in = in,
                                .out = out, .unit = bs };
 
         n = total - off < AFALG_MAX_REQUEST ? total - off : AFALG_MAX_REQUEST;
         r.nin = slice(is, 3, off, n, in);
         r.nout = slice(os, 2, off, n, out);
         r.inlen = r.outlen = n;
-        if (c->alg->mode == EVP_CIPH_CBC_MODE && !c->enc)
+        if (c->e.alg->mode == EVP_CIPH_CBC_MODE && !c->enc)
             gather(is, 3, off + n - bs, last, bs); /* before an in-place request overwrites it */
-        err = afalg_cipher(c->op.fd, &r);
+        err = afalg_cipher(c->e.op.fd, &r);
         if (err != 0) { /* what came back right stays; the IV moves past it */
             next_iv(c, is, os, off, r.done);
-            ccree_count(c->idx, 0, r.done > 0, r.done);
+            ccree_count(c->e.idx, 0, r.done > 0, r.done);
             off += r.done;
             *sent = r.sent;
             break;
         }
-        if (c->alg->mode == EVP_CIPH_CBC_MODE && !c->enc)
+        if (c->e.alg->mode == EVP_CIPH_CBC_MODE && !c->enc)
             memcpy(c->iv, last, bs);
         else
             next_iv(c, is, os, off, n);
-        ccree_count(c->idx, 0, 1, n);
+        ccree_count(c->e.idx, 0, 1, n);
     }
     *done = off;
     return err;
@@ -156,7 +146,7 @@ static int sw_update(struct cipher_ctx *c, unsigned char *out, const unsigned ch
 {
     size_t n;
 
-    return c->soft->update(c->sw, out, &n, len, in, len) && n == len;
+    return c->e.soft->update(c->e.sw, out, &n, len, in, len) && n == len;
 }
 
 /* The software context set up anew for this key, direction and IV: the stream under ccree's
@@ -168,18 +158,18 @@ static int sw_init(struct cipher_ctx *c, int stream)
                             OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE,
                                                    (char *)cts_names[c->cts_mode], 0),
                             OSSL_PARAM_END };
-    int rekey = !c->sw_keyed || c->sw_enc != c->enc;
+    int rekey = !c->e.sw_keyed || c->e.sw_enc != c->enc;
 
     if (!is_cts(c))
         params[1] = OSSL_PARAM_construct_end();
-    if (c->sw == NULL && (c->sw = c->soft->newctx(c->soft->provctx)) == NULL)
+    if (!ccree_engine_sw(&c->e))
         return 0;
-    c->sw_keyed = (c->enc ? c->soft->einit : c->soft->dinit)(
-        c->sw, rekey ? c->key : NULL, rekey ? c->alg->keylen : 0, c->alg->ivlen ? c->iv : NULL,
-        c->alg->ivlen, params);
-    c->sw_enc = c->enc;
-    c->sw_holds = !c->sw_keyed ? SW_STALE : stream ? SW_STREAM : SW_IV;
-    return c->sw_keyed;
+    c->e.sw_keyed = (c->enc ? c->e.soft->einit : c->e.soft->dinit)(
+        c->e.sw, rekey ? c->e.key : NULL, rekey ? c->e.alg->keylen : 0, c->e.alg->ivlen ? c->iv : NULL,
+        c->e.alg->ivlen, params);
+    c->e.sw_enc = c->enc;
+    c->sw_holds = !c->e.sw_keyed ? SW_STALE : stream ? SW_STREAM : SW_IV;
+    return c->e.sw_keyed;
 }
 
 /* The software context ready for whole blocks under this key, direction and IV. */
@@ -192,9 +182,9 @@ int cipher_sw_forward(struct cipher_ctx *c, const OSSL_PARAM *p)
 {
     OSSL_PARAM q[] = { *p, OSSL_PARAM_END };
 
-    if (c->sw_holds != SW_STREAM || c->soft->set_ctx_params(c->sw, q))
+    if (c->sw_holds != SW_STREAM || c->e.soft->set_ctx_params(c->e.sw, q))
         return 1;
-    CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s: cannot set %s", c->alg->kname, p->key);
+    CCREE_RAISE(c->e.prov, CCREE_R_SOFTWARE, "%s: cannot set %s", c->e.alg->kname, p->key);
     return 0;
 }
 
@@ -215,14 +205,14 @@ int cipher_sw_take(struct cipher_ctx *c, unsigned char *out, size_t *k)
         return cipher_sw_failed(c);
     c->sw_holds = SW_STREAM; /* from SW_IV, with padding off */
     if ((was == SW_IV && c->pad && !cipher_set_pad(c, c->pad))
-        || (c->bufsz > 0 && !c->soft->update(c->sw, out, k, c->bs, c->buf, c->bufsz)))
+        || (c->bufsz > 0 && !c->e.soft->update(c->e.sw, out, k, c->bs, c->buf, c->bufsz)))
         return cipher_sw_failed(c);
     return 1;
 }
 
 int cipher_sw_failed(struct cipher_ctx *c)
 {
-    CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s in the default provider", c->alg->kname);
+    CCREE_RAISE(c->e.prov, CCREE_R_SOFTWARE, "%s in the default provider", c->e.alg->kname);
     return 0;
 }
 
@@ -243,10 +233,10 @@ static int sw_run(struct cipher_ctx *c, const struct seg *is, const struct seg *
         total += is[i].n - skip;
     }
     if (!ok) {
-        CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s in the default provider", c->alg->kname);
+        CCREE_RAISE(c->e.prov, CCREE_R_SOFTWARE, "%s in the default provider", c->e.alg->kname);
         return 0;
     }
-    ccree_count(c->idx, 1, 1, total);
+    ccree_count(c->e.idx, 1, 1, total);
     return 1;
 }
 
@@ -255,20 +245,16 @@ int cipher_in_kernel(struct cipher_ctx *c, struct ccree_choice *ch,
 {
     int err, clobbered = 0;
 
-    if ((err = kernel_ready(c)) > 0) {
+    if ((err = ccree_engine_socket(&c->e, 0)) > 0) {
         if (!cipher_take_stream(c))
             return -1;
         ccree_start(ch);
         if ((err = run(c, arg, &clobbered)) == 0) {
-            ccree_ran(c->prov, ch);
+            ccree_ran(c->e.prov, ch);
             return 1;
         }
-        ccree_sock_close(&c->op); /* its state is unknown now */
     }
-    if (!ccree_kernel_failed(c->prov, c->idx, err, clobbered))
-        return -1;
-    c->kernel_off = 1;
-    return 0;
+    return ccree_engine_failed(&c->e, err, clobbered) - 1;
 }
 
 struct request {
@@ -296,11 +282,11 @@ int cipher_sw_process(struct cipher_ctx *c, struct ccree_choice *ch, unsigned ch
     if (!sw_ready(c) || (prelen > 0 && !sw_update(c, out, pre, prelen))
         || (inlen > 0 && !sw_update(c, out + prelen, in, inlen))
         || (ks != NULL && !sw_update(c, ks, zero, c->bs))) {
-        CCREE_RAISE(c->prov, CCREE_R_SOFTWARE, "%s in the default provider", c->alg->kname);
+        CCREE_RAISE(c->e.prov, CCREE_R_SOFTWARE, "%s in the default provider", c->e.alg->kname);
         return 0;
     }
-    ccree_ran(c->prov, ch);
-    ccree_count(c->idx, 1, 1, prelen + inlen + (ks ? c->bs : 0));
+    ccree_ran(c->e.prov, ch);
+    ccree_count(c->e.idx, 1, 1, prelen + inlen + (ks ? c->bs : 0));
     return 1;
 }
 
@@ -338,7 +324,7 @@ int cipher_process(struct cipher_ctx *c, unsigned char *out, const unsigned char
 
     if (total == 0)
         return 1;
-    cipher_choose(c, total, &ch);
+    ccree_engine_choose(&c->e, total, &ch);
     return cipher_run(c, &ch, out, pre, prelen, in, inlen, ks);
 }
 
@@ -346,15 +332,15 @@ int cipher_process(struct cipher_ctx *c, unsigned char *out, const unsigned char
 int cipher_usable(struct cipher_ctx *c, const unsigned char *in, size_t inl)
 {
     if (in == NULL && inl > 0) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "%s: NULL input", c->alg->kname);
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "%s: NULL input", c->e.alg->kname);
         return 0;
     }
-    if (!c->keyed) {
-        CCREE_RAISE(c->prov, CCREE_R_NO_KEY, "%s", c->alg->kname);
+    if (!c->e.keyed) {
+        CCREE_RAISE(c->e.prov, CCREE_R_NO_KEY, "%s", c->e.alg->kname);
         return 0;
     }
     if (inl > SIZE_MAX / 2) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", c->alg->kname, inl);
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", c->e.alg->kname, inl);
         return 0;
     }
     return 1;
@@ -369,7 +355,7 @@ int cipher_apart(struct cipher_ctx *c, const unsigned char *out, size_t ahead,
 {
     if (inl == 0 || (uintptr_t)out + ahead <= (uintptr_t)in || (uintptr_t)out >= (uintptr_t)in + inl)
         return 1;
-    CCREE_RAISE(c->prov, CCREE_R_OVERLAP, "%s: output %td bytes ahead of the input", c->alg->kname,
+    CCREE_RAISE(c->e.prov, CCREE_R_OVERLAP, "%s: output %td bytes ahead of the input", c->e.alg->kname,
                 out + ahead - in);
     return 0;
 }
@@ -377,11 +363,11 @@ int cipher_apart(struct cipher_ctx *c, const unsigned char *out, size_t ahead,
 int cipher_room(struct cipher_ctx *c, const unsigned char *out, size_t need, size_t outsize)
 {
     if (out == NULL && need > 0) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "%s: NULL output", c->alg->kname);
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "%s: NULL output", c->e.alg->kname);
         return 0;
     }
     if (need <= outsize)
         return 1;
-    CCREE_RAISE(c->prov, CCREE_R_OUTPUT_TOO_SMALL, "%zu bytes for %zu", outsize, need);
+    CCREE_RAISE(c->e.prov, CCREE_R_OUTPUT_TOO_SMALL, "%zu bytes for %zu", outsize, need);
     return 0;
 }

@@ -29,7 +29,7 @@ static int run_unit(struct cipher_ctx *c, void *arg, int *clobbered)
     struct iovec plain[3] = { { (void *)u->in, u->len } }, cs3[3] = { { u->out, u->len } };
     struct iovec *in = c->enc ? plain : cs3, *out = c->enc ? cs3 : plain;
     /* one message: a short answer is no prefix of it (unit 0) */
-    struct afalg_req rq = { .enc = c->enc, .iv = c->iv, .ivlen = c->alg->ivlen, .in = in,
+    struct afalg_req rq = { .enc = c->enc, .iv = c->iv, .ivlen = c->e.alg->ivlen, .in = in,
                             .nin = 1, .inlen = u->len, .out = out, .nout = 1, .outlen = u->len };
     const unsigned char *cn;
     unsigned char next[16];
@@ -50,12 +50,12 @@ static int run_unit(struct cipher_ctx *c, void *arg, int *clobbered)
     cn = (const unsigned char *)cs3[0].iov_base + (swap ? head + r : head);
     if (is_cts(c) && !c->enc)
         memcpy(next, cn, 16); /* before an in-place request overwrites it */
-    err = afalg_cipher(c->op.fd, &rq);
+    err = afalg_cipher(c->e.op.fd, &rq);
     *clobbered = rq.sent && ccree_overlap(u->in, u->len, u->out, u->len);
     if (err == 0 && is_cts(c))
         memcpy(c->iv, c->enc ? cn : next, 16);
     if (err == 0)
-        ccree_count(c->idx, 0, 1, u->len);
+        ccree_count(c->e.idx, 0, 1, u->len);
     return err;
 }
 
@@ -67,26 +67,26 @@ static int unit_update(struct cipher_ctx *c, unsigned char *out, const unsigned 
     int k;
 
     if (c->updated) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_STATE, "%s takes one update per init", c->alg->kname);
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_STATE, "%s takes one update per init", c->e.alg->kname);
         return 0;
     }
-    if (c->alg->mode == EVP_CIPH_XTS_MODE && !c->iv_set) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_STATE, "%s: no IV (tweak) set", c->alg->kname);
+    if (c->e.alg->mode == EVP_CIPH_XTS_MODE && !c->iv_set) {
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_STATE, "%s: no IV (tweak) set", c->e.alg->kname);
         return 0;
     }
-    if (inl < 16 || inl > (c->alg->mode == EVP_CIPH_XTS_MODE ? XTS_UNIT_MAX : INT_MAX)) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", c->alg->kname, inl);
+    if (inl < 16 || inl > (c->e.alg->mode == EVP_CIPH_XTS_MODE ? XTS_UNIT_MAX : INT_MAX)) {
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", c->e.alg->kname, inl);
         return 0;
     }
     k = 0; /* 1 done, -1 failed, 0 not yet: software */
     if (inl > AFALG_MAX_REQUEST) { /* more than one kernel request can take */
-        if (!c->prov->fallback) {
-            CCREE_RAISE(c->prov, CCREE_R_NOT_OFFLOADED, "%s: %zu bytes in one message",
-                        c->alg->kname, inl);
+        if (!c->e.prov->fallback) {
+            CCREE_RAISE(c->e.prov, CCREE_R_NOT_OFFLOADED, "%s: %zu bytes in one message",
+                        c->e.alg->kname, inl);
             return 0;
         }
         ch = (struct ccree_choice){ .kernel = 0 };
-    } else if (cipher_choose(c, inl, &ch) && (k = cipher_in_kernel(c, &ch, run_unit, &u)) == 0) {
+    } else if (ccree_engine_choose(&c->e, inl, &ch) && (k = cipher_in_kernel(c, &ch, run_unit, &u)) == 0) {
         ch.timed = 0;
     }
     if (k == 0)
@@ -112,19 +112,19 @@ static int sw_stream(struct cipher_ctx *c, struct ccree_choice *ch, unsigned cha
     if (c->sw_holds != SW_STREAM && !cipher_sw_take(c, out, &k))
         return 0;
     if (blocks && c->bufsz == 0 && tail == 0) {
-        ok = c->soft->cipher(c->sw, out, &m, n, in, inl);
+        ok = c->e.soft->cipher(c->e.sw, out, &m, n, in, inl);
     } else {
         if (tail > inl && inl > 0) /* nothing goes out */
             memcpy(c->buf + c->bufsz, in, inl);
         else if (tail > 0 && tail <= inl)
             memcpy(c->buf, in + inl - tail, tail);
-        ok = c->soft->update(c->sw, out + k, &m, n - k, in, inl);
+        ok = c->e.soft->update(c->e.sw, out + k, &m, n - k, in, inl);
     }
     if (!ok || k + m != n)
         return cipher_sw_failed(c);
     c->bufsz = tail;
-    ccree_ran(c->prov, ch);
-    ccree_count(c->idx, 1, 1, n);
+    ccree_ran(c->e.prov, ch);
+    ccree_count(c->e.idx, 1, 1, n);
     return 1;
 }
 
@@ -156,10 +156,7 @@ static int ctr_update(struct cipher_ctx *c, struct ccree_choice *ch, unsigned ch
         for (; c->num != 0 && head < inl; head++, c->num = (c->num + 1) % bs)
             out[head] = in[head] ^ c->ks[c->num];
     if (!ch->kernel) {
-        if (head < inl && !sw_stream(c, ch, out + head, inl - head, in + head, inl - head, 0))
-            return 0;
-        c->num = (c->num + (inl - head)) & (bs - 1);
-        return 1;
+        return head == inl || sw_stream(c, ch, out + head, inl - head, in + head, inl - head, 0);
     }
     whole = (inl - head) & ~(bs - 1);
     tail = inl - head - whole;
@@ -210,7 +207,7 @@ static int block_update(struct cipher_ctx *c, struct ccree_choice *ch, unsigned 
 static int block_choose(struct cipher_ctx *c, size_t n, struct ccree_choice *ch)
 {
     if (n > 0)
-        return cipher_choose(c, n, ch);
+        return ccree_engine_choose(&c->e, n, ch);
     *ch = (struct ccree_choice){ .kernel = c->sw_holds != SW_STREAM };
     return ch->kernel;
 }
@@ -246,8 +243,8 @@ static int tls_record(struct cipher_ctx *c, unsigned char *out, size_t *outl, si
     size_t bs = c->bs, pad = bs - inl % bs, iv = explicit > 0 ? bs : 0;
 
     if (in == NULL || out != in || !c->pad || outsize < inl + (c->enc ? pad : 0)) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_PARAM, "%s: a TLS record is one padded update in place",
-                    c->alg->kname);
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "%s: a TLS record is one padded update in place",
+                    c->e.alg->kname);
         return 0;
     }
     if (c->enc) {
@@ -256,7 +253,7 @@ static int tls_record(struct cipher_ctx *c, unsigned char *out, size_t *outl, si
         inl += pad;
     }
     if (inl % bs != 0 || inl < iv || (!c->enc && explicit < 0)) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: TLS record of %zu bytes", c->alg->kname, inl);
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_LENGTH, "%s: TLS record of %zu bytes", c->e.alg->kname, inl);
         return 0;
     }
     c->tls_maclen = 0;
@@ -266,9 +263,9 @@ static int tls_record(struct cipher_ctx *c, unsigned char *out, size_t *outl, si
     if (c->enc)
         return 1;
     if (!ccree_tls_cbc_unpad((int)c->tls_version, out + iv, outl, bs, c->tls_macsize, c->tls_mac,
-                             c->prov->libctx)) {
+                             c->e.prov->libctx)) {
         *outl = 0;
-        CCREE_RAISE(c->prov, CCREE_R_BAD_DECRYPT, "%s: TLS record", c->alg->kname);
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_DECRYPT, "%s: TLS record", c->e.alg->kname);
         return 0;
     }
     c->tls_maclen = c->tls_macsize;
@@ -290,8 +287,8 @@ static int block_mode_update(struct cipher_ctx *c, unsigned char *out, size_t *o
     if (!cipher_checks(c, out, c->bufsz, n, outsize, in, inl))
         return 0;
     if (!block_choose(c, n, &ch) && sw_direct(c, &ch, n, inl)) { /* whole blocks: no buffering */
-        ccree_count(c->idx, 1, 1, n);
-        return c->soft->cipher(c->sw, out, outl, outsize, in, inl);
+        ccree_count(c->e.idx, 1, 1, n);
+        return c->e.soft->cipher(c->e.sw, out, outl, outsize, in, inl);
     }
     if (!block_run(c, &ch, out, in, inl, n))
         return 0;
@@ -318,7 +315,7 @@ static int block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, s
         return 1;
     }
     if (c->bufsz != bs) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes left over", c->alg->kname, c->bufsz);
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes left over", c->e.alg->kname, c->bufsz);
         return 0;
     }
     pad = (unsigned int)c->pad; /* the held-back block goes out as with padding off */
@@ -335,7 +332,7 @@ static int block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, s
     }
     if (bad != 0) {
         OPENSSL_cleanse(block, bs);
-        CCREE_RAISE(c->prov, CCREE_R_BAD_DECRYPT, "%s", c->alg->kname);
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_DECRYPT, "%s", c->e.alg->kname);
         return 0;
     }
     if (!cipher_room(c, out, bs - pad, outsize))
@@ -350,15 +347,25 @@ static int block_whole(struct cipher_ctx *c, unsigned char *out, size_t outsize,
                        const unsigned char *in, size_t inl)
 {
     if (inl % c->bs != 0) {
-        CCREE_RAISE(c->prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes is not whole blocks",
-                    c->alg->kname, inl);
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes is not whole blocks",
+                    c->e.alg->kname, inl);
         return 0;
     }
     return cipher_room(c, out, inl, outsize) && cipher_process(c, out, NULL, 0, in, inl, NULL);
 }
 
-static int ctr_mode_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
-                           const unsigned char *in, size_t inl)
+/* CTR: one call of the default provider's update, which holds the stream; counted first. */
+static inline int ctr_direct(struct cipher_ctx *c, unsigned char *out, size_t *outl,
+                             size_t outsize, const unsigned char *in, size_t inl)
+{
+    ccree_count(c->e.idx, 1, 1, inl);
+    return c->e.soft->update(c->e.sw, out, outl, outsize, in, inl);
+}
+
+/* CTR: an update as ctr_mode_update takes it, out of line so that its hot path needs no frame. */
+static __attribute__((noinline)) int ctr_step(struct cipher_ctx *c, unsigned char *out,
+                                              size_t *outl, size_t outsize,
+                                              const unsigned char *in, size_t inl)
 {
     struct ccree_choice ch;
 
@@ -366,15 +373,22 @@ static int ctr_mode_update(struct cipher_ctx *c, unsigned char *out, size_t *out
         return 1;
     if (!cipher_checks(c, out, 0, inl, outsize, in, inl))
         return 0;
-    if (!cipher_choose(c, inl, &ch) && sw_direct(c, &ch, inl, inl)) {
-        c->num = (c->num + inl) & (c->bs - 1);
-        ccree_count(c->idx, 1, 1, inl);
-        return c->soft->update(c->sw, out, outl, outsize, in, inl);
-    }
+    if (!ccree_engine_choose(&c->e, inl, &ch) && sw_direct(c, &ch, inl, inl))
+        return ctr_direct(c, out, outl, outsize, in, inl);
     if (!ctr_update(c, &ch, out, in, inl))
         return 0;
     *outl = inl;
     return 1;
+}
+
+/* The hot path first: checks that pass, a software stream, a path nothing measures. */
+static int ctr_mode_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
+                           const unsigned char *in, size_t inl)
+{
+    if (inl != 0 && c->sw_holds == SW_STREAM && cipher_fine(out, 0, inl, outsize, in, inl)
+        && ccree_engine_plain_software(&c->e, inl))
+        return ctr_direct(c, out, outl, outsize, in, inl);
+    return ctr_step(c, out, outl, outsize, in, inl);
 }
 
 /* CTR: a stream, EVP_Cipher as an update. */

@@ -1,0 +1,62 @@
+/*
+ * The request engine under ciphers and AEADs: what each of their contexts starts with (the
+ * row, the key, the kernel socket keyed with it, the default provider's context a request in
+ * software runs on), and the steps every request shares (engine.c).
+ */
+#ifndef CCREE_ENGINE_H
+#define CCREE_ENGINE_H
+
+#include "prov.h"
+
+struct ccree_engine {
+    struct ccree_prov *prov;
+    size_t idx;
+    const struct ccree_alg *alg;
+    unsigned char key[64];
+    int keyed;
+    struct ccree_sock op;
+    size_t op_authsize; /* the tag length the socket's transform has (AEAD) */
+    int kernel_off;     /* the kernel failed this key: software until the next key */
+    size_t sw_below;    /* shorter requests go to software, unmeasured */
+    const struct ccree_sw_cipher *soft; /* the software provider's functions, */
+    void *sw;                           /* called on its context, */
+    int sw_keyed, sw_enc;               /* keyed with this key, for this direction */
+};
+
+void ccree_engine_init(struct ccree_engine *e, struct ccree_prov *p, size_t idx);
+/* d, a copy of s, gets its own software context and no socket yet: 0 with no memory. */
+int ccree_engine_dup(struct ccree_engine *d, const struct ccree_engine *s);
+void ccree_engine_free(struct ccree_engine *e);
+/* The key, its length checked: a new one closes the socket and the software context's key. */
+int ccree_engine_key(struct ccree_engine *e, const unsigned char *key, size_t keylen);
+/* The software context, made when first needed: 0 with no memory. */
+int ccree_engine_sw(struct ccree_engine *e);
+/* The socket, keyed, for tags of authsize bytes (0: not an AEAD): 1, or -errno. */
+int ccree_engine_socket(struct ccree_engine *e, size_t authsize);
+/*
+ * A request in the kernel failed with err; clobbered as for ccree_kernel_failed. 1: software
+ * takes it over, and this key's requests, with the socket closed; 0 with the error raised.
+ */
+int ccree_engine_failed(struct ccree_engine *e, int err, int clobbered);
+
+/*
+ * Whether a request of len bytes goes to software with nothing to measure, as
+ * ccree_engine_choose would send it: a hot path's test, one compare. (It may say no where the
+ * algorithm has since lost its kernel path: ccree_engine_choose then says software.)
+ */
+static inline int ccree_engine_plain_software(const struct ccree_engine *e, size_t len)
+{
+    return len < e->sw_below;
+}
+
+/* The path of a request of len bytes: 1 the kernel, 0 software. */
+static inline int ccree_engine_choose(const struct ccree_engine *e, size_t len,
+                                      struct ccree_choice *ch)
+{
+    if (!e->kernel_off)
+        return ccree_choose(e->prov, e->idx, len, ch);
+    *ch = (struct ccree_choice){ .kernel = 0 };
+    return 0;
+}
+
+#endif
