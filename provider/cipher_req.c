@@ -254,7 +254,7 @@ int cipher_in_kernel(struct cipher_ctx *c, struct ccree_choice *ch,
             return 1;
         }
     }
-    return ccree_engine_failed(&c->e, err, clobbered) - 1;
+    return ccree_engine_failed(&c->e, err, clobbered) ? 0 : -1;
 }
 
 struct request {

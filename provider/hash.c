@@ -19,7 +19,7 @@
 
 static const char *hname(const struct hash_ctx *h)
 {
-    return h->idx == NONE ? ccree_algs[h->mac].names : ccree_algs[h->idx].kname;
+    return h->row == NONE ? ccree_algs[h->family].names : ccree_algs[h->row].kname;
 }
 
 int hash_fail(const struct hash_ctx *h, int reason, const char *what)
@@ -30,14 +30,14 @@ int hash_fail(const struct hash_ctx *h, int reason, const char *what)
 
 static void count(const struct hash_ctx *h, int software, size_t ops, size_t bytes)
 {
-    if (h->idx != NONE)
-        ccree_count(h->idx, software, ops, bytes);
+    if (h->row != NONE)
+        ccree_count(h->row, software, ops, bytes);
 }
 
 /* Whether the kernel can run this context's messages. */
 static int kernel_able(const struct hash_ctx *h)
 {
-    return h->idx != NONE && !h->sw_only && h->prov->path[h->idx].offload;
+    return h->row != NONE && !h->sw_only && h->prov->path[h->row].offload;
 }
 
 /*
@@ -48,7 +48,7 @@ static int choose(const struct hash_ctx *h, size_t len, struct ccree_choice *ch)
 {
     *ch = (struct ccree_choice){ .kernel = 0 };
     if (kernel_able(h))
-        return ccree_choose(h->prov, h->idx, len, ch);
+        return ccree_choose(h->prov, h->row, len, ch);
     return h->prov->fallback ? 0 : (hash_fail(h, CCREE_R_NOT_OFFLOADED, "these settings run in software"), -1);
 }
 
@@ -56,7 +56,7 @@ static int choose(const struct hash_ctx *h, size_t len, struct ccree_choice *ch)
 
 static const struct ccree_sw_digest *soft_digest(const struct hash_ctx *h)
 {
-    return &h->prov->sw_digest[h->idx];
+    return &h->prov->sw_digest[h->row];
 }
 
 static int soft_start(struct hash_ctx *h)
@@ -64,7 +64,7 @@ static int soft_start(struct hash_ctx *h)
     const struct ccree_sw_digest *sd;
 
     h->state = H_SOFT;
-    if (h->mac != NONE) /* the software MAC was initialised with this message */
+    if (h->family != NONE) /* the software MAC was initialised with this message */
         return 1;
     sd = soft_digest(h);
     if ((h->soft_md == NULL && (h->soft_md = sd->newctx(sd->provctx)) == NULL) || !sd->init(h->soft_md, NULL))
@@ -76,7 +76,7 @@ static int soft_update(struct hash_ctx *h, const void *in, size_t len)
 {
     if (len == 0)
         return 1;
-    if (!(h->mac != NONE ? EVP_MAC_update(h->soft_mac, in, len) : soft_digest(h)->update(h->soft_md, in, len)))
+    if (!(h->family != NONE ? EVP_MAC_update(h->soft_mac, in, len) : soft_digest(h)->update(h->soft_md, in, len)))
         return hash_fail(h, CCREE_R_SOFTWARE, "in the default provider");
     count(h, 1, 0, len);
     return 1;
@@ -86,7 +86,7 @@ static int soft_update(struct hash_ctx *h, const void *in, size_t len)
  * held any of the message. */
 static int to_software(struct hash_ctx *h, int err, const unsigned char *in, size_t len)
 {
-    if (!ccree_kernel_failed(h->prov, h->idx, err, 0) || !soft_start(h)
+    if (!ccree_kernel_failed(h->prov, h->row, err, 0) || !soft_start(h)
         || !soft_update(h, h->buf, h->buflen))
         return 0;
     h->buflen = 0;
@@ -100,8 +100,8 @@ static int kernel_open(struct hash_ctx *h)
 
     if (ccree_sock_valid(&h->op))
         return 0;
-    fd = h->mac == NONE ? ccree_pool_take(h->idx, h->prov) : -1;
-    if (fd < 0 && (fd = ccree_open(h->prov, h->idx, h->key, h->keylen, 0, 0)) < 0)
+    fd = h->family == NONE ? ccree_pool_take(h->row, h->prov) : -1;
+    if (fd < 0 && (fd = ccree_open(h->prov, h->row, h->key, h->keylen, 0, 0)) < 0)
         return fd;
     ccree_sock_set(&h->op, fd);
     return 0;
@@ -125,7 +125,7 @@ static int kernel_send(struct hash_ctx *h, const unsigned char *in, size_t len, 
     if (first)
         return to_software(h, err, in, len);
     CCREE_RAISE(h->prov, CCREE_R_KERNEL, "%s (%s): %s; the message is lost", hname(h),
-                h->prov->path[h->idx].driver, strerror(-err));
+                h->prov->path[h->row].driver, strerror(-err));
     return 0;
 }
 
@@ -150,7 +150,7 @@ void hash_restart(struct hash_ctx *h)
     unsigned char md[EVP_MAX_MD_SIZE];
 
     /* A message left unfinished in the kernel: reading the digest resets the socket. */
-    if (h->state == H_KERNEL && afalg_hash_read(h->op.fd, md, ccree_algs[h->idx].mdsize) != 0)
+    if (h->state == H_KERNEL && afalg_hash_read(h->op.fd, md, ccree_algs[h->row].mdsize) != 0)
         ccree_sock_close(&h->op);
     ccree_sock_track(&h->op, 0);
     h->state = H_START;
@@ -207,7 +207,7 @@ static int take(struct hash_ctx *h, const unsigned char *in, size_t inl)
  * bytes), and no failure lost part of it. */
 static int can_go_on(const struct hash_ctx *h)
 {
-    if (h->mac != NONE && h->key == NULL)
+    if (h->family != NONE && h->key == NULL)
         return hash_fail(h, CCREE_R_NO_KEY, "no key set");
     return h->state != H_LOST || hash_fail(h, CCREE_R_BAD_STATE, "a failure lost this message: init again");
 }
@@ -245,7 +245,7 @@ static int finish(struct hash_ctx *h, unsigned char *out, size_t *mdsize, size_t
     if (h->state != H_SOFT && (h->state == H_START || h->buflen > 0) && !kernel_send(h, NULL, 0, 0))
         return 0;
     if (h->state == H_SOFT) {
-        if (h->mac != NONE ? !EVP_MAC_final(h->soft_mac, out, mdsize, outsz)
+        if (h->family != NONE ? !EVP_MAC_final(h->soft_mac, out, mdsize, outsz)
                            : !soft_digest(h)->final(h->soft_md, out, &n, outsz))
             return hash_fail(h, CCREE_R_SOFTWARE, "in the default provider");
         count(h, 1, 1, 0);
@@ -253,7 +253,7 @@ static int finish(struct hash_ctx *h, unsigned char *out, size_t *mdsize, size_t
     }
     if ((err = afalg_hash_read(h->op.fd, out, *mdsize)) != 0) {
         OPENSSL_cleanse(out, *mdsize);
-        CCREE_RAISE(h->prov, CCREE_R_KERNEL, "%s (%s): %s", hname(h), h->prov->path[h->idx].driver,
+        CCREE_RAISE(h->prov, CCREE_R_KERNEL, "%s (%s): %s", hname(h), h->prov->path[h->row].driver,
                     strerror(-err));
         return 0;
     }
@@ -265,7 +265,7 @@ static int finish(struct hash_ctx *h, unsigned char *out, size_t *mdsize, size_t
 int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz)
 {
     struct hash_ctx *h = vctx;
-    size_t mdsize = h->idx == NONE ? 0 : ccree_algs[h->idx].mdsize;
+    size_t mdsize = h->row == NONE ? 0 : ccree_algs[h->row].mdsize;
     struct ccree_choice ch = { .timed = 0 };
 
     *outl = 0;
@@ -294,8 +294,8 @@ void hash_freectx(void *vctx)
 
     if (h == NULL)
         return;
-    if (h->mac == NONE && h->state != H_KERNEL)
-        ccree_pool_put(h->idx, h->prov, &h->op);
+    if (h->family == NONE && h->state != H_KERNEL)
+        ccree_pool_put(h->row, h->prov, &h->op);
     ccree_sock_close(&h->op);
     if (h->soft_md != NULL)
         soft_digest(h)->freectx(h->soft_md);
@@ -338,15 +338,15 @@ err:
     return NULL;
 }
 
-struct hash_ctx *hash_newctx(struct ccree_prov *p, size_t idx, size_t mac)
+struct hash_ctx *hash_newctx(struct ccree_prov *p, size_t row, size_t family)
 {
     struct hash_ctx *h = OPENSSL_zalloc(sizeof(*h));
 
     if (h == NULL)
         return NULL;
     h->prov = p;
-    h->idx = idx;
-    h->mac = mac;
+    h->row = row;
+    h->family = family;
     h->cap = p->offload_min != CCREE_AUTO && p->offload_min > HBUF ? p->offload_min : HBUF;
     ccree_sock_init(&h->op);
     return h;
@@ -359,7 +359,7 @@ static int digest_init(void *vctx, const OSSL_PARAM params[])
     struct hash_ctx *h = vctx;
 
     (void)params;
-    if (!ccree_check_path(h->prov, h->idx))
+    if (!ccree_check_path(h->prov, h->row))
         return 0;
     hash_restart(h);
     return 1;

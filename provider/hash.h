@@ -13,8 +13,8 @@ enum { H_START, H_KERNEL, H_SOFT, H_LOST }; /* H_LOST: a failure lost part of th
 
 struct hash_ctx {
     struct ccree_prov *prov;
-    size_t idx;  /* the row; a MAC's follows its digest or cipher */
-    size_t mac;  /* a MAC: its first row; NONE for a digest */
+    size_t row;    /* the message's row; a MAC's: of the digest or cipher in effect, or NONE */
+    size_t family; /* a MAC: the first row of its name (HMAC, CMAC); NONE for a digest */
     int state, finalised;
     unsigned char *buf;
     size_t buflen, size, cap; /* the buffer grows to cap as a message needs it */
@@ -22,7 +22,7 @@ struct hash_ctx {
     struct ccree_sock op;  /* tracked across fork() while the kernel holds a message */
     void *soft_md;         /* a digest in software: the software provider's context */
     EVP_MAC_CTX *soft_mac; /* a MAC in software, keyed and set up as this context */
-    size_t named;          /* a MAC: the row of the digest or cipher named, in effect with a key */
+    size_t next_row;       /* a MAC: the row of the digest or cipher named, in effect with a key */
     unsigned char *key;    /* a MAC's key, for the kernel */
     size_t keylen;
     unsigned int sw_only;  /* a MAC's settings the kernel lacks: a bit per setting */
@@ -32,7 +32,7 @@ typedef void (*fn)(void);
 
 int hash_fail(const struct hash_ctx *h, int reason, const char *what);
 void hash_restart(struct hash_ctx *h);
-struct hash_ctx *hash_newctx(struct ccree_prov *p, size_t idx, size_t mac);
+struct hash_ctx *hash_newctx(struct ccree_prov *p, size_t row, size_t family);
 int hash_update(void *vctx, const unsigned char *in, size_t inl);
 int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz);
 void hash_freectx(void *vctx);

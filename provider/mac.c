@@ -19,7 +19,7 @@
  */
 static size_t find_row(struct hash_ctx *h, const char *name, const char **props)
 {
-    int op = ccree_under(h->mac);
+    int op = ccree_under(h->family);
     EVP_CIPHER *c = NULL;
     EVP_MD *md = NULL;
     size_t i;
@@ -30,13 +30,13 @@ static size_t find_row(struct hash_ctx *h, const char *name, const char **props)
         c = EVP_CIPHER_fetch(h->prov->libctx, name, *props);
     else
         md = EVP_MD_fetch(h->prov->libctx, name, *props);
-    for (i = h->mac; i < CCREE_NALGS && strcmp(ccree_algs[i].names, ccree_algs[h->mac].names) == 0;
+    for (i = h->family; i < CCREE_NALGS && strcmp(ccree_algs[i].names, ccree_algs[h->family].names) == 0;
          i++)
         if (c != NULL ? EVP_CIPHER_is_a(c, ccree_algs[i].under) : EVP_MD_is_a(md, ccree_algs[i].under))
             break;
     EVP_CIPHER_free(c);
     EVP_MD_free(md);
-    return i < CCREE_NALGS && strcmp(ccree_algs[i].names, ccree_algs[h->mac].names) == 0 ? i : NONE;
+    return i < CCREE_NALGS && strcmp(ccree_algs[i].names, ccree_algs[h->family].names) == 0 ? i : NONE;
 }
 
 /* A MAC's settings that only software serves, and their bits in sw_only. */
@@ -57,7 +57,7 @@ static int set_key(struct hash_ctx *h, const OSSL_PARAM *p)
     h->key = key;
     h->keylen = p->data_size;
     ccree_sock_close(&h->op); /* the kernel socket holds the old key */
-    h->idx = h->named; /* as the default provider: a digest or cipher takes effect with a key */
+    h->row = h->next_row; /* as the default provider: a digest or cipher takes effect with a key */
     hash_restart(h);
     return 1;
 }
@@ -70,7 +70,7 @@ static int set_key(struct hash_ctx *h, const OSSL_PARAM *p)
 static int to_sw(struct hash_ctx *h, const OSSL_PARAM params[], OSSL_PARAM *sw, size_t *row,
                  const char **name)
 {
-    const char *under = ccree_under(h->mac) == CCREE_OP_CIPHER ? OSSL_MAC_PARAM_CIPHER : OSSL_MAC_PARAM_DIGEST;
+    const char *under = ccree_under(h->family) == CCREE_OP_CIPHER ? OSSL_MAC_PARAM_CIPHER : OSSL_MAC_PARAM_DIGEST;
     const char *props = NULL, *asked = NULL;
     const OSSL_PARAM *p;
     size_t n = 0;
@@ -90,13 +90,13 @@ static int to_sw(struct hash_ctx *h, const OSSL_PARAM params[], OSSL_PARAM *sw, 
     }
     /* Properties asked for must find the digest or cipher, as in the default provider. */
     if (*name != NULL && asked != NULL
-        && !ccree_fetchable(h->prov, ccree_under(h->mac), *name, asked))
+        && !ccree_fetchable(h->prov, ccree_under(h->family), *name, asked))
         return hash_fail(h, CCREE_R_BAD_PARAM, "no such digest or cipher with these properties");
     if (props != NULL)
         sw[n++] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_PROPERTIES, (char *)props, 0);
     sw[n] = OSSL_PARAM_construct_end();
     if (n > 0 && !EVP_MAC_CTX_set_params(h->soft_mac, sw)) {
-        CCREE_RAISE(h->prov, CCREE_R_BAD_PARAM, "%s: %s %s", ccree_algs[h->mac].names,
+        CCREE_RAISE(h->prov, CCREE_R_BAD_PARAM, "%s: %s %s", ccree_algs[h->family].names,
                     *name != NULL ? under : "settings", *name != NULL ? *name : "refused");
         return 0;
     }
@@ -120,7 +120,7 @@ static int mac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     const OSSL_PARAM *p;
     OSSL_PARAM *sw;
     const char *name = NULL;
-    size_t i, n = 0, row = h->named;
+    size_t i, n = 0, row = h->next_row;
     uint64_t v;
     int ok;
 
@@ -140,7 +140,7 @@ static int mac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     }
     if (!ok)
         return 0;
-    h->named = row;
+    h->next_row = row;
     for (i = 0; i < sizeof(sw_settings) / sizeof(sw_settings[0]); i++)
         if ((p = OSSL_PARAM_locate_const(params, sw_settings[i])) != NULL) {
             h->sw_only &= ~(1u << i);
@@ -159,10 +159,10 @@ static int mac_init(void *vctx, const unsigned char *key, size_t keylen, const O
 
     if (!mac_set_ctx_params(h, params) || (key != NULL && !mac_set_ctx_params(h, k)))
         return 0;
-    kernel = h->idx != NONE && !h->sw_only;
+    kernel = h->row != NONE && !h->sw_only;
     if (!kernel && !h->prov->fallback)
         return hash_fail(h, CCREE_R_NOT_OFFLOADED, "these settings run in software");
-    if (kernel && !ccree_check_path(h->prov, h->idx))
+    if (kernel && !ccree_check_path(h->prov, h->row))
         return 0;
     if (!EVP_MAC_init(h->soft_mac, NULL, 0, NULL))
         return hash_fail(h, CCREE_R_SOFTWARE, "cannot start the MAC: is it keyed?");
@@ -231,7 +231,7 @@ void *ccree_mac_newctx(struct ccree_prov *p, size_t idx)
     struct hash_ctx *h = hash_newctx(p, NONE, idx);
 
     if (h != NULL)
-        h->named = NONE;
+        h->next_row = NONE;
     if (h != NULL && (h->soft_mac = EVP_MAC_CTX_new(p->sw_mac[idx])) == NULL) {
         hash_freectx(h);
         return NULL;
