@@ -362,7 +362,7 @@ static inline int ctr_direct(struct cipher_ctx *c, unsigned char *out, size_t *o
     return c->e.soft->update(c->e.sw, out, outl, outsize, in, inl);
 }
 
-/* CTR: an update as ctr_mode_update takes it, out of line so that its hot path needs no frame. */
+/* CTR: an update as ctr_mode_update takes it; out of line, so its frame is not the hot path's. */
 static __attribute__((noinline)) int ctr_step(struct cipher_ctx *c, unsigned char *out,
                                               size_t *outl, size_t outsize,
                                               const unsigned char *in, size_t inl)
