@@ -165,8 +165,8 @@ static int sw_init(struct cipher_ctx *c, int stream)
     if (!ccree_engine_sw(&c->e))
         return 0;
     c->e.sw_keyed = (c->enc ? c->e.soft->einit : c->e.soft->dinit)(
-        c->e.sw, rekey ? c->e.key : NULL, rekey ? c->e.alg->keylen : 0, c->e.alg->ivlen ? c->iv : NULL,
-        c->e.alg->ivlen, params);
+        c->e.sw, rekey ? c->e.key : NULL, rekey ? c->e.alg->keylen : 0,
+        c->e.alg->ivlen ? c->iv : NULL, c->e.alg->ivlen, params);
     c->e.sw_enc = c->enc;
     c->sw_holds = !c->e.sw_keyed ? SW_STALE : stream ? SW_STREAM : SW_IV;
     return c->e.sw_keyed;
@@ -204,8 +204,9 @@ int cipher_sw_take(struct cipher_ctx *c, unsigned char *out, size_t *k)
     if (was == SW_STALE && !sw_init(c, 1))
         return cipher_sw_failed(c);
     c->sw_holds = SW_STREAM; /* from SW_IV, with padding off */
-    if ((was == SW_IV && c->pad && !cipher_set_pad(c, c->pad))
-        || (c->bufsz > 0 && !c->e.soft->update(c->e.sw, out, k, c->bs, c->buf, c->bufsz)))
+    if (was == SW_IV && c->pad && !cipher_set_pad(c, c->pad)) /* raises its own error */
+        return 0;
+    if (c->bufsz > 0 && !c->e.soft->update(c->e.sw, out, k, c->bs, c->buf, c->bufsz))
         return cipher_sw_failed(c);
     return 1;
 }
@@ -355,8 +356,8 @@ int cipher_apart(struct cipher_ctx *c, const unsigned char *out, size_t ahead,
 {
     if (inl == 0 || (uintptr_t)out + ahead <= (uintptr_t)in || (uintptr_t)out >= (uintptr_t)in + inl)
         return 1;
-    CCREE_RAISE(c->e.prov, CCREE_R_OVERLAP, "%s: output %td bytes ahead of the input", c->e.alg->kname,
-                out + ahead - in);
+    CCREE_RAISE(c->e.prov, CCREE_R_OVERLAP, "%s: output %td bytes ahead of the input",
+                c->e.alg->kname, out + ahead - in);
     return 0;
 }
 

@@ -6,15 +6,10 @@
 
 #include "engine.h"
 
-/* sw_below, by the path and offload-min (auto measures: no request is plainly software). */
+/* sw_below: the algorithm's, or every length once the kernel failed this key. */
 static void plan(struct ccree_engine *e)
 {
-    const struct ccree_prov *p = e->prov;
-
-    if (e->kernel_off || !p->path[e->idx].offload)
-        e->sw_below = SIZE_MAX;
-    else
-        e->sw_below = p->fallback && p->offload_min != CCREE_AUTO ? p->offload_min : 0;
+    e->sw_below = e->kernel_off ? SIZE_MAX : ccree_sw_below(e->prov, e->idx);
 }
 
 void ccree_engine_init(struct ccree_engine *e, struct ccree_prov *p, size_t idx)

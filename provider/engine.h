@@ -40,7 +40,7 @@ int ccree_engine_socket(struct ccree_engine *e, size_t authsize);
 int ccree_engine_failed(struct ccree_engine *e, int err, int clobbered);
 
 /*
- * Whether a request of len bytes goes to software with nothing to measure, as
+ * Whether a request of len bytes goes to software with nothing to measure (ccree_sw_below), as
  * ccree_engine_choose would send it: a hot path's test, one compare. (It may say no where the
  * algorithm has since lost its kernel path: ccree_engine_choose then says software.)
  */

@@ -138,6 +138,18 @@ uint64_t ccree_now(clockid_t clock);
 void ccree_timed(struct ccree_prov *p, const struct ccree_choice *ch);
 
 /*
+ * The length below which requests of algorithm idx go to software with nothing to measure:
+ * every length where it is not offloaded; offload-min where that is a number and fallback is
+ * on; none with fallback = no, nor under auto (which measures).
+ */
+static inline size_t ccree_sw_below(const struct ccree_prov *p, size_t idx)
+{
+    if (!p->path[idx].offload)
+        return SIZE_MAX;
+    return p->fallback && p->offload_min != CCREE_AUTO ? p->offload_min : 0;
+}
+
+/*
  * The path of a request of len bytes: 1 the kernel, 0 the default provider. Where it goes on
  * to run, ccree_start just before the request (after any socket set-up) and ccree_ran after it
  * succeeded time it for offload-min = auto.
@@ -149,7 +161,7 @@ static inline int ccree_choose(struct ccree_prov *p, size_t idx, size_t len,
 
     if (offload && p->fallback && p->offload_min == CCREE_AUTO)
         return ccree_measured(p, idx, len, ch);
-    ch->timed = 0;
+    ch->timed = 0; /* ccree_sw_below's rule, in the fewest instructions */
     return ch->kernel = offload && (!p->fallback || len >= p->offload_min);
 }
 
