@@ -72,25 +72,22 @@ static int aead_update(void *vctx, unsigned char *out, size_t *outl, size_t outs
     *outl = 0;
     if (c->gcm && inl == 0)
         return 1;
-    if (outsize < inl)
-        return aead_fail(c, CCREE_R_OUTPUT_TOO_SMALL, "output buffer");
     /* The hot path: GCM data of a message the default provider holds, one call of its update
      * (counted first); anything else as aead_message takes it. */
-    if (c->gcm && c->msg == MSG_STREAM && !c->tls && c->ivstate == IV_SET && in != NULL
-        && out != NULL && inl <= INT_MAX) {
+    if (c->gcm && c->msg == MSG_STREAM && !c->tls && c->ivstate == IV_SET && inl <= INT_MAX
+        && ccree_buffers_fine(out, 0, inl, outsize, in, inl)) {
         c->datalen += inl;
         ccree_count(c->e.idx, 1, 1, inl);
         return c->e.soft->update(c->e.sw, out, outl, outsize, in, inl);
     }
-    return aead_message(c, out, outl, in, inl);
+    return aead_message(c, out, outl, outsize, in, inl);
 }
 
 static int aead_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
     struct aead_ctx *c = vctx;
 
-    (void)outsize;
-    if (!aead_message(c, out, outl, NULL, 0))
+    if (!aead_message(c, out, outl, outsize, NULL, 0))
         return 0;
     *outl = 0;
     return 1;
@@ -102,10 +99,7 @@ static int aead_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outs
 {
     struct aead_ctx *c = vctx;
 
-    *outl = 0;
-    if (outsize < inl)
-        return aead_fail(c, CCREE_R_OUTPUT_TOO_SMALL, "output buffer");
-    if (!aead_message(c, out, outl, in, inl))
+    if (!aead_message(c, out, outl, outsize, in, inl))
         return 0;
     *outl = inl;
     return 1;

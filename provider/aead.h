@@ -88,9 +88,10 @@ int aead_sw_set_tag(struct aead_ctx *c, const unsigned char *tag, size_t taglen)
 int aead_sw_get_tag(struct aead_ctx *c, unsigned char *tag, size_t taglen);
 int aead_sw_gcm_final(struct aead_ctx *c, unsigned char *tag, size_t taglen);
 
-/* One update, final or EVP_Cipher call, a TLS record or by the mode. */
-int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
-                 size_t len);
+/* One update, final or EVP_Cipher call, a TLS record or by the mode; out (NULL: in is AAD)
+ * holds outsize bytes. */
+int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
+                 const unsigned char *in, size_t len);
 /* No IV set: an encryption gets a random one, as in the default provider. */
 int aead_gcm_new_iv(struct aead_ctx *c);
 

@@ -257,12 +257,15 @@ static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
     return 1;
 }
 
-int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
-                 size_t len)
+int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
+                 const unsigned char *in, size_t len)
 {
     int record = c->tls;
 
     *outl = 0;
+    if (!ccree_check_room(c->e.prov, c->e.alg->kname, out, out != NULL ? len : 0, outsize)
+        || !ccree_check_apart(c->e.prov, c->e.alg->kname, out, 0, in, len))
+        return 0;
     if (record && c->gcm) { /* as in the default provider: a GCM record, even refused, spends
                              * its tlsaad and IV */
         c->tls = 0;

@@ -114,7 +114,8 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
     struct cipher_ctx *c = vctx;
 
     *outl = 0;
-    if (!cipher_usable(c, in, inl) || !cipher_apart(c, out, 0, in, inl)
+    if (!cipher_usable(c, in, inl)
+        || !ccree_check_apart(c->e.prov, c->e.alg->kname, out, 0, in, inl)
         || !c->mode->whole(c, out, outsize, in, inl))
         return 0;
     *outl = inl;

@@ -6,8 +6,6 @@
 #ifndef CCREE_CIPHER_H
 #define CCREE_CIPHER_H
 
-#include <stdint.h>
-
 #include <openssl/core_names.h>
 
 #include "engine.h"
@@ -94,28 +92,17 @@ int cipher_run(struct cipher_ctx *c, struct ccree_choice *ch, unsigned char *out
 /* The same on the path the policy chooses. */
 int cipher_process(struct cipher_ctx *c, unsigned char *out, const unsigned char *pre,
                    size_t prelen, const unsigned char *in, size_t inlen, unsigned char *ks);
-/* The input checks: a key and a buffer a caller can mean; output not ahead of unread input;
- * room for need bytes. Each raises ccree's error. */
+/* The input checks (prov.h) and a key set, each raising ccree's error. */
 int cipher_usable(struct cipher_ctx *c, const unsigned char *in, size_t inl);
-int cipher_apart(struct cipher_ctx *c, const unsigned char *out, size_t ahead,
-                 const unsigned char *in, size_t inl);
-int cipher_room(struct cipher_ctx *c, const unsigned char *out, size_t need, size_t outsize);
 
-/* Whether an update of a keyed context passes all three: a few compares, no error raised. */
-static inline int cipher_fine(const unsigned char *out, size_t ahead, size_t need, size_t outsize,
-                              const unsigned char *in, size_t inl)
-{
-    return in != NULL && out != NULL && inl <= SIZE_MAX / 2 && need <= outsize
-           && ((uintptr_t)out + ahead <= (uintptr_t)in || (uintptr_t)out >= (uintptr_t)in + inl);
-}
-
-/* All three for an update, at the cost of a few compares when they pass. */
+/* All of them for an update, at the cost of a few compares when they pass. */
 static inline int cipher_checks(struct cipher_ctx *c, unsigned char *out, size_t ahead,
                                 size_t need, size_t outsize, const unsigned char *in, size_t inl)
 {
-    return (c->e.keyed && cipher_fine(out, ahead, need, outsize, in, inl))
-           || (cipher_usable(c, in, inl) && cipher_apart(c, out, ahead, in, inl)
-               && cipher_room(c, out, need, outsize));
+    return (c->e.keyed && ccree_buffers_fine(out, ahead, need, outsize, in, inl))
+           || (cipher_usable(c, in, inl)
+               && ccree_check_apart(c->e.prov, c->e.alg->kname, out, ahead, in, inl)
+               && ccree_check_room(c->e.prov, c->e.alg->kname, out, need, outsize));
 }
 
 #endif

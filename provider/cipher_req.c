@@ -1,9 +1,7 @@
 /*
  * A cipher request on its path: in the kernel when the policy says so, otherwise (or for what
- * the kernel failed to do) in the default provider; and the input checks of every call.
+ * the kernel failed to do) in the default provider; and whether a call has a key and input.
  */
-#include <limits.h>
-#include <stdint.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
@@ -329,46 +327,13 @@ int cipher_process(struct cipher_ctx *c, unsigned char *out, const unsigned char
     return cipher_run(c, &ch, out, pre, prelen, in, inlen, ks);
 }
 
-/* A key is set, and in and inl are a buffer a caller can mean (EVP turns a negative int huge). */
+/* The input as ccree_check_input takes it, and a key set. */
 int cipher_usable(struct cipher_ctx *c, const unsigned char *in, size_t inl)
 {
-    if (in == NULL && inl > 0) {
-        CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "%s: NULL input", c->e.alg->kname);
+    if (!ccree_check_input(c->e.prov, c->e.alg->kname, in, inl))
         return 0;
-    }
-    if (!c->e.keyed) {
-        CCREE_RAISE(c->e.prov, CCREE_R_NO_KEY, "%s", c->e.alg->kname);
-        return 0;
-    }
-    if (inl > SIZE_MAX / 2) {
-        CCREE_RAISE(c->e.prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", c->e.alg->kname, inl);
-        return 0;
-    }
-    return 1;
-}
-
-/*
- * Output running ahead bytes ahead of its input must not overwrite input before it is read
- * (OpenSSL's legacy EVP refused it; the default provider then works on overwritten input).
- */
-int cipher_apart(struct cipher_ctx *c, const unsigned char *out, size_t ahead,
-                 const unsigned char *in, size_t inl)
-{
-    if (inl == 0 || (uintptr_t)out + ahead <= (uintptr_t)in || (uintptr_t)out >= (uintptr_t)in + inl)
+    if (c->e.keyed)
         return 1;
-    CCREE_RAISE(c->e.prov, CCREE_R_OVERLAP, "%s: output %td bytes ahead of the input",
-                c->e.alg->kname, out + ahead - in);
-    return 0;
-}
-
-int cipher_room(struct cipher_ctx *c, const unsigned char *out, size_t need, size_t outsize)
-{
-    if (out == NULL && need > 0) {
-        CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "%s: NULL output", c->e.alg->kname);
-        return 0;
-    }
-    if (need <= outsize)
-        return 1;
-    CCREE_RAISE(c->e.prov, CCREE_R_OUTPUT_TOO_SMALL, "%zu bytes for %zu", outsize, need);
+    CCREE_RAISE(c->e.prov, CCREE_R_NO_KEY, "%s", c->e.alg->kname);
     return 0;
 }

@@ -128,6 +128,39 @@ int ccree_overlap(const void *a, size_t alen, const void *b, size_t blen)
     return alen > 0 && blen > 0 && x < y + blen && y < x + alen;
 }
 
+int ccree_check_input(const struct ccree_prov *p, const char *name, const void *in, size_t inl)
+{
+    if (in == NULL && inl > 0)
+        CCREE_RAISE(p, CCREE_R_BAD_PARAM, "%s: NULL input", name);
+    else if (inl > SIZE_MAX / 2)
+        CCREE_RAISE(p, CCREE_R_BAD_LENGTH, "%s: %zu bytes", name, inl);
+    else
+        return 1;
+    return 0;
+}
+
+int ccree_check_apart(const struct ccree_prov *p, const char *name, const void *out, size_t ahead,
+                      const void *in, size_t inl)
+{
+    if (inl == 0 || (uintptr_t)out + ahead <= (uintptr_t)in || (uintptr_t)out >= (uintptr_t)in + inl)
+        return 1;
+    CCREE_RAISE(p, CCREE_R_OVERLAP, "%s: output %td bytes ahead of the input", name,
+                (const unsigned char *)out + ahead - (const unsigned char *)in);
+    return 0;
+}
+
+int ccree_check_room(const struct ccree_prov *p, const char *name, const void *out, size_t need,
+                     size_t outsize)
+{
+    if (out == NULL && need > 0)
+        CCREE_RAISE(p, CCREE_R_BAD_PARAM, "%s: NULL output", name);
+    else if (need > outsize)
+        CCREE_RAISE(p, CCREE_R_OUTPUT_TOO_SMALL, "%s: %zu bytes for %zu", name, outsize, need);
+    else
+        return 1;
+    return 0;
+}
+
 int ccree_fetchable(struct ccree_prov *p, int op, const char *name, const char *props)
 {
     void *impl;

@@ -309,7 +309,8 @@ static int block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, s
     if (c->enc && c->pad) { /* the padding, as one more update */
         pad = bs - (unsigned int)c->bufsz;
         memset(block, (int)pad, pad);
-        if (!cipher_room(c, out, bs, outsize) || !block_step(c, out, block, pad, bs))
+        if (!ccree_check_room(c->e.prov, c->e.alg->kname, out, bs, outsize)
+            || !block_step(c, out, block, pad, bs))
             return 0;
         *outl = bs;
         return 1;
@@ -335,7 +336,7 @@ static int block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, s
         CCREE_RAISE(c->e.prov, CCREE_R_BAD_DECRYPT, "%s", c->e.alg->kname);
         return 0;
     }
-    if (!cipher_room(c, out, bs - pad, outsize))
+    if (!ccree_check_room(c->e.prov, c->e.alg->kname, out, bs - pad, outsize))
         return 0;
     memcpy(out, block, bs - pad);
     OPENSSL_cleanse(block, bs);
@@ -351,7 +352,8 @@ static int block_whole(struct cipher_ctx *c, unsigned char *out, size_t outsize,
                     c->e.alg->kname, inl);
         return 0;
     }
-    return cipher_room(c, out, inl, outsize) && cipher_process(c, out, NULL, 0, in, inl, NULL);
+    return ccree_check_room(c->e.prov, c->e.alg->kname, out, inl, outsize)
+           && cipher_process(c, out, NULL, 0, in, inl, NULL);
 }
 
 /* CTR: one call of the default provider's update, which holds the stream; counted first. */
@@ -385,7 +387,7 @@ static __attribute__((noinline)) int ctr_step(struct cipher_ctx *c, unsigned cha
 static int ctr_mode_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
                            const unsigned char *in, size_t inl)
 {
-    if (inl != 0 && c->sw_holds == SW_STREAM && cipher_fine(out, 0, inl, outsize, in, inl)
+    if (inl != 0 && c->sw_holds == SW_STREAM && ccree_buffers_fine(out, 0, inl, outsize, in, inl)
         && ccree_engine_plain_software(&c->e, inl))
         return ctr_direct(c, out, outl, outsize, in, inl);
     return ctr_step(c, out, outl, outsize, in, inl);
@@ -410,7 +412,8 @@ static int ctr_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, siz
 static int unit_whole(struct cipher_ctx *c, unsigned char *out, size_t outsize,
                       const unsigned char *in, size_t inl)
 {
-    return cipher_room(c, out, inl, outsize) && unit_update(c, out, in, inl);
+    return ccree_check_room(c->e.prov, c->e.alg->kname, out, inl, outsize)
+           && unit_update(c, out, in, inl);
 }
 
 static int unit_mode_update(struct cipher_ctx *c, unsigned char *out, size_t *outl,
@@ -420,7 +423,9 @@ static int unit_mode_update(struct cipher_ctx *c, unsigned char *out, size_t *ou
         *outl = inl;
         return 1;
     }
-    if (!cipher_usable(c, in, inl) || !cipher_apart(c, out, 0, in, inl) || !unit_whole(c, out, outsize, in, inl))
+    if (!cipher_usable(c, in, inl)
+        || !ccree_check_apart(c->e.prov, c->e.alg->kname, out, 0, in, inl)
+        || !unit_whole(c, out, outsize, in, inl))
         return 0;
     *outl = inl;
     return 1;

@@ -2,6 +2,7 @@
 #ifndef CCREE_PROV_H
 #define CCREE_PROV_H
 
+#include <stdint.h>
 #include <time.h>
 
 #include <openssl/core.h>
@@ -192,6 +193,27 @@ int ccree_check_path(const struct ccree_prov *p, size_t idx);
  */
 int ccree_kernel_failed(const struct ccree_prov *p, size_t idx, int err, int clobbered);
 int ccree_overlap(const void *a, size_t alen, const void *b, size_t blen);
+
+/*
+ * The checks of a request's buffers, one set for every operation; each raises ccree's error,
+ * naming the algorithm. Input: not NULL with bytes, nor a length EVP made of a negative int.
+ * Apart: output running ahead bytes ahead of its input does not overwrite input before it is
+ * read (OpenSSL's legacy EVP refused it; the default provider works on overwritten input).
+ * Room: need bytes of output fit.
+ */
+int ccree_check_input(const struct ccree_prov *p, const char *name, const void *in, size_t inl);
+int ccree_check_apart(const struct ccree_prov *p, const char *name, const void *out, size_t ahead,
+                      const void *in, size_t inl);
+int ccree_check_room(const struct ccree_prov *p, const char *name, const void *out, size_t need,
+                     size_t outsize);
+
+/* Whether a request passes all three: a few compares, no error raised. */
+static inline int ccree_buffers_fine(const void *out, size_t ahead, size_t need, size_t outsize,
+                                     const void *in, size_t inl)
+{
+    return in != NULL && out != NULL && inl <= SIZE_MAX / 2 && need <= outsize
+           && ((uintptr_t)out + ahead <= (uintptr_t)in || (uintptr_t)out >= (uintptr_t)in + inl);
+}
 
 extern const OSSL_DISPATCH ccree_cipher_functions[];
 void *ccree_cipher_newctx(struct ccree_prov *p, size_t idx);

@@ -132,6 +132,15 @@ static int in_place_behind(struct run *r)
     return cfinish(r, ctx, r->out + 5, r->out + 5, 59);
 }
 
+/* In one update, the output 5 bytes ahead of its input: it would overwrite input not yet read. */
+static int out_ahead(struct run *r)
+{
+    unsigned char buf[69];
+
+    memcpy(buf, in, 64);
+    return cfinish(r, cinit(r, 1, 1), buf + 5, buf, 64);
+}
+
 static int decrypt_partial_block(struct run *r)
 {
     return cfinish(r, cinit(r, 0, 1), r->out, in, 31);
@@ -670,6 +679,7 @@ static const struct {
     { "EVP_Cipher on a partial block", cipher_partial_block, BLOCK, 0, "bad data length", NULL },
     { "final twice", final_twice, CIPHER | MODES, 0, NULL, NULL },
     { "in place with bytes buffered", in_place_behind, BLOCK, 0, "partially overlapping buffers", NULL },
+    { "output ahead of its input", out_ahead, CIPHER | MODES, 0, "partially overlapping buffers", NULL },
     { "decrypt a partial block", decrypt_partial_block, BLOCK, 0, "bad data length", NULL },
     { "padding byte 0", pad_zero, BLOCK, 0, "bad decrypt", NULL },
     { "padding byte 17", pad_too_long, BLOCK, 0, "bad decrypt", NULL },
