@@ -80,14 +80,14 @@ static int aead_update(void *vctx, unsigned char *out, size_t *outl, size_t outs
         ccree_count(c->e.idx, 1, 1, inl);
         return c->e.soft->update(c->e.sw, out, outl, outsize, in, inl);
     }
-    return aead_message(c, out, outl, outsize, in, inl);
+    return aead_message(c, out, outl, outsize, in, inl, 0);
 }
 
 static int aead_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
     struct aead_ctx *c = vctx;
 
-    if (!aead_message(c, out, outl, outsize, NULL, 0))
+    if (!aead_message(c, out, outl, outsize, NULL, 0, 1))
         return 0;
     *outl = 0;
     return 1;
@@ -99,7 +99,7 @@ static int aead_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outs
 {
     struct aead_ctx *c = vctx;
 
-    if (!aead_message(c, out, outl, outsize, in, inl))
+    if (!aead_message(c, out, outl, outsize, in, inl, in == NULL))
         return 0;
     *outl = inl;
     return 1;

@@ -46,10 +46,12 @@ struct aead_ctx {
     unsigned char ivout[GCM_IV_MAX]; /* the IV as the default provider reports it */
 };
 
-/* What a mode does with one call (keyed, not a TLS record): chosen by the row at newctx. */
+/* What a mode does with one call (keyed), of a message or a TLS 1.2 record (final: a final, or
+ * EVP_Cipher without input): chosen by the row at newctx. */
+typedef int aead_call(struct aead_ctx *c, unsigned char *out, size_t *outl,
+                      const unsigned char *in, size_t len, int final);
 struct aead_mode {
-    int (*message)(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
-                   size_t len);
+    aead_call *message, *record;
 };
 extern const struct aead_mode aead_gcm_mode, aead_ccm_mode;
 
@@ -88,10 +90,10 @@ int aead_sw_set_tag(struct aead_ctx *c, const unsigned char *tag, size_t taglen)
 int aead_sw_get_tag(struct aead_ctx *c, unsigned char *tag, size_t taglen);
 int aead_sw_gcm_final(struct aead_ctx *c, unsigned char *tag, size_t taglen);
 
-/* One update, final or EVP_Cipher call, a TLS record or by the mode; out (NULL: in is AAD)
- * holds outsize bytes. */
+/* One update, final or EVP_Cipher call (final: a final, or EVP_Cipher without input), a TLS
+ * record or by the mode; out (NULL: in is AAD) holds outsize bytes. */
 int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
-                 const unsigned char *in, size_t len);
+                 const unsigned char *in, size_t len, int final);
 /* No IV set: an encryption gets a random one, as in the default provider. */
 int aead_gcm_new_iv(struct aead_ctx *c);
 

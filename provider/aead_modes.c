@@ -101,43 +101,61 @@ static int ccm_lengths_keyed(struct aead_ctx *c)
 
 /*
  * TLS 1.2: explicit nonce || payload || tag, in place, by the rules of the default provider's
- * gcm_tls_cipher and ccm_tls_cipher. A record sent carries GCM's explicit IV, counted up after
- * it, or CCM's sequence number; a record received brings its own. GCM takes one record per
- * tlsaad.
+ * gcm_tls_cipher and ccm_tls_cipher (gcm_record, ccm_record). A record sent carries GCM's
+ * explicit IV, counted up after it, or CCM's sequence number; a record received brings its
+ * own, in the IV. GCM takes one record per tlsaad.
  */
-static int tls_record(struct aead_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
-                      size_t len)
+static int record_fits(struct aead_ctx *c, const unsigned char *out, const unsigned char *in,
+                       size_t len, size_t taglen)
 {
-    size_t taglen = c->gcm ? TAG_MAX : c->taglen, plen = len - TLS_EXPLICIT - taglen;
-    unsigned char *explicit;
-    int ok;
+    return (in != NULL && out == in && len >= TLS_EXPLICIT + taglen)
+           || aead_fail(c, CCREE_R_BAD_LENGTH, "a TLS record is in place and holds a nonce and a tag");
+}
 
-    if (in == NULL || out != in || len < TLS_EXPLICIT + taglen)
-        return aead_fail(c, CCREE_R_BAD_LENGTH,
-                         "a TLS record is in place and holds a nonce and a tag");
-    if (c->gcm ? !c->ivgen || c->ivlen < TLS_EXPLICIT : c->ivlen != TLS_FIXED + TLS_EXPLICIT)
-        return aead_fail(c, CCREE_R_BAD_STATE, "TLS record without a 12-byte fixed IV");
-    if (!c->gcm && !ccm_lengths_keyed(c))
-        return 0;
-    explicit = c->iv + c->ivlen - TLS_EXPLICIT;
-    if (c->gcm && c->enc && c->gen_next) /* tlsivgen gave out the last one */
-        aead_ctr64_inc(explicit);
-    c->gen_next = 0;
-    if (c->enc)
-        memcpy(out, c->gcm ? explicit : c->tlsaad, TLS_EXPLICIT);
-    memcpy(explicit, in, TLS_EXPLICIT);
-    ok = aead_oneshot_final(c, c->tlsaad, TLS_AAD, in + TLS_EXPLICIT, out + TLS_EXPLICIT, plen,
-                            out + TLS_EXPLICIT + plen, taglen);
-    if (c->gcm && c->enc)
-        aead_ctr64_inc(explicit);
+/* The record's payload and tag, its nonce in the IV. */
+static int record_run(struct aead_ctx *c, unsigned char *out, size_t *outl, size_t len,
+                      size_t taglen)
+{
+    size_t plen = len - TLS_EXPLICIT - taglen;
+    int ok = aead_oneshot_final(c, c->tlsaad, TLS_AAD, out + TLS_EXPLICIT, out + TLS_EXPLICIT,
+                                plen, out + TLS_EXPLICIT + plen, taglen);
+
     *outl = ok ? (c->enc ? len : plen) : 0;
     return ok;
 }
 
-/* One GCM call (keyed, not a TLS record) as the default provider's gcm_cipher_internal takes it. */
-static int gcm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
-                       const unsigned char *in, size_t len)
+/* A GCM record (a final too: it has no input, and fails). */
+static int gcm_record(struct aead_ctx *c, unsigned char *out, size_t *outl,
+                      const unsigned char *in, size_t len, int final)
 {
+    unsigned char *explicit;
+    int ok;
+
+    (void)final;
+    if (!record_fits(c, out, in, len, TAG_MAX))
+        return 0;
+    if (!c->ivgen || c->ivlen < TLS_EXPLICIT)
+        return aead_fail(c, CCREE_R_BAD_STATE, "TLS record without a 12-byte fixed IV");
+    explicit = c->iv + c->ivlen - TLS_EXPLICIT;
+    if (c->enc && c->gen_next) /* tlsivgen gave out the last one */
+        aead_ctr64_inc(explicit);
+    c->gen_next = 0;
+    if (c->enc)
+        memcpy(out, explicit, TLS_EXPLICIT);
+    else
+        memcpy(explicit, in, TLS_EXPLICIT);
+    ok = record_run(c, out, outl, len, TAG_MAX);
+    if (c->enc)
+        aead_ctr64_inc(explicit);
+    return ok;
+}
+
+/* One GCM call (keyed, not a TLS record) as the default provider's gcm_cipher_internal takes
+ * it: without input, an update is a final too. */
+static int gcm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
+                       const unsigned char *in, size_t len, int final)
+{
+    (void)final;
     if (c->ivstate == IV_USED)
         return aead_fail(c, CCREE_R_BAD_STATE, "the IV is used: set a new one");
     if (c->ivstate == IV_NONE && !aead_gcm_new_iv(c))
@@ -224,12 +242,36 @@ static int ccm_final(struct aead_ctx *c)
     return 1;
 }
 
-/* One CCM call (keyed, not a TLS record) as the default provider's ccm_cipher_internal takes it. */
-static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
-                       const unsigned char *in, size_t len)
+/*
+ * A CCM record. Its final runs a record of no data, which fails: from OpenSSL 3.0.22 only
+ * where an IV is set and it decrypts or has no tag yet (ossl_ccm_stream_final); before, always.
+ */
+static int ccm_record(struct aead_ctx *c, unsigned char *out, size_t *outl,
+                      const unsigned char *in, size_t len, int final)
 {
-    if (in == NULL && out != NULL)
+    if (final)
+        return (c->e.prov->sw_final_seals_empty[c->e.idx]
+                && !(c->ivstate == IV_SET && (!c->enc || !c->tagset)))
+               || record_fits(c, NULL, NULL, 0, 0);
+    if (!record_fits(c, out, in, len, c->taglen))
+        return 0;
+    if (c->enc)
+        memcpy(out, c->tlsaad, TLS_EXPLICIT);
+    memcpy(c->iv + TLS_FIXED, in, TLS_EXPLICIT); /* as the default provider, whatever the IV */
+    if (c->ivlen != TLS_FIXED + TLS_EXPLICIT)
+        return aead_fail(c, CCREE_R_BAD_STATE, "TLS record without a 12-byte fixed IV");
+    return ccm_lengths_keyed(c) && record_run(c, out, outl, len, c->taglen);
+}
+
+/* One CCM call (keyed, not a TLS record) as the default provider takes it: an update as
+ * ccm_cipher_internal (without input, it does nothing), a final as ossl_ccm_stream_final. */
+static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
+                       const unsigned char *in, size_t len, int final)
+{
+    if (final)
         return ccm_final(c);
+    if (in == NULL && out != NULL)
+        return 1;
     if (c->ivstate != IV_SET)
         return aead_fail(c, CCREE_R_BAD_STATE, "no IV set");
     if (!ccm_lengths_keyed(c)) /* its length and AAD too, as the default provider refuses them */
@@ -258,7 +300,7 @@ static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
 }
 
 int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
-                 const unsigned char *in, size_t len)
+                 const unsigned char *in, size_t len, int final)
 {
     int record = c->tls;
 
@@ -277,9 +319,8 @@ int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, size_t ou
      * too; sums of lengths below stay in range, on 32 bits too. */
     if (len > INT_MAX)
         return aead_fail(c, CCREE_R_BAD_LENGTH, "too long");
-    if (record)
-        return tls_record(c, out, outl, in, len);
-    return c->mode->message(c, out, outl, in, len);
+    return (record ? c->mode->record : c->mode->message)(c, out, outl, in, len, final);
 }
 
-const struct aead_mode aead_gcm_mode = { gcm_message }, aead_ccm_mode = { ccm_message };
+const struct aead_mode aead_gcm_mode = { gcm_message, gcm_record },
+                       aead_ccm_mode = { ccm_message, ccm_record };

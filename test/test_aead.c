@@ -1159,6 +1159,59 @@ static void ccm_final_without_data(void **state)
     }
 }
 
+/*
+ * CCM's finals and updates without input, in lockstep: after a TLS 1.2 record (the default
+ * provider's final runs a record of no data, which fails, only where an IV is set and it
+ * decrypts or has no tag yet, from OpenSSL 3.0.22; before, always), and an update with output
+ * but no input, which does nothing, before a message's length, AAD and data. A record under a
+ * 9-byte IV fails on both, after the default provider wrote its nonce into the IV.
+ */
+static void ccm_no_input(void **state)
+{
+    static const char *const ccms[] = { "AES-128-CCM", "AES-256-CCM" };
+    static const unsigned char fixed[4] = { 0xf1, 0xf2, 0xf3, 0xf4 }, iv[12] = { 9, 8, 7 };
+    unsigned char ad[13] = { 0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 40 };
+    struct pair p;
+    size_t a;
+    int enc;
+
+    (void)state;
+    for (a = 0; a < sizeof(ccms) / sizeof(ccms[0]); a++)
+        for (enc = 0; enc < 2; enc++) {
+            pair_open_with(&p, ccms[a], enc, NULL);
+            ad[12] = enc ? 40 : 64; /* the record's length: its data, or the whole */
+            both_set_size(&p, OSSL_CIPHER_PARAM_AEAD_IVLEN, 12);
+            both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 16);
+            both_init(&p, key, NULL, enc);
+            both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, fixed, sizeof(fixed));
+            both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, ad, sizeof(ad));
+            both_cipher(&p, 1, msg, 64, 1); /* the record */
+            both_final(&p);                 /* no IV set */
+            both_cipher(&p, 1, NULL, 0, 0);
+            both_update(&p, 1, NULL, 0, 0);
+            both_init(&p, NULL, iv, enc); /* an IV set */
+            both_final(&p);
+            both_cipher(&p, 1, NULL, 0, 0);
+            both_set_size(&p, OSSL_CIPHER_PARAM_AEAD_IVLEN, 9);
+            both_cipher(&p, 1, msg, 64, 1);
+            both_final(&p);
+            both_get_octets(&p, OSSL_CIPHER_PARAM_UPDATED_IV, 9);
+            pair_close(&p);
+
+            pair_open(&p, ccms[a], enc);
+            both_init(&p, NULL, iv, enc);
+            both_update(&p, 1, NULL, 0, 0);
+            if (!enc)
+                both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, msg, 12);
+            both_update(&p, 0, NULL, 16, 0);
+            both_update(&p, 0, aad, 7, 0);
+            both_update(&p, 1, msg, 16, 0);
+            if (both_final(&p) && enc)
+                both_get_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, 12);
+            pair_close(&p);
+        }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -1167,7 +1220,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(lengths), cmocka_unit_test(forged_auto),
         cmocka_unit_test(tls12), cmocka_unit_test(tls12_keyless),        cmocka_unit_test(tls13), cmocka_unit_test(nonce_reuse),
         cmocka_unit_test(ivgen),        cmocka_unit_test(empty_outputs), cmocka_unit_test(offload),
-        cmocka_unit_test(ccm_final_without_data),
+        cmocka_unit_test(ccm_final_without_data), cmocka_unit_test(ccm_no_input),
     };
     const char *s = getenv("CCREE_TEST_SEED");
     tu_rng r;
