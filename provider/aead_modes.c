@@ -252,7 +252,7 @@ static int ccm_record(struct aead_ctx *c, unsigned char *out, size_t *outl,
     if (final)
         return (c->e.prov->sw_final_seals_empty[c->e.idx]
                 && !(c->ivstate == IV_SET && (!c->enc || !c->tagset)))
-               || record_fits(c, NULL, NULL, 0, 0);
+               || aead_fail(c, CCREE_R_BAD_STATE, "a final after tlsaad runs a record of no data");
     if (!record_fits(c, out, in, len, c->taglen))
         return 0;
     if (c->enc)
@@ -304,7 +304,7 @@ int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, size_t ou
 {
     int record = c->tls;
 
-    *outl = 0;
+    *outl = 0; /* room for what the call writes: AAD (out NULL) writes nothing */
     if (!ccree_check_room(c->e.prov, c->e.alg->kname, out, out != NULL ? len : 0, outsize)
         || !ccree_check_apart(c->e.prov, c->e.alg->kname, out, 0, in, len))
         return 0;
