@@ -1,9 +1,8 @@
 /*
  * The message engine of digests and MACs (mac.c: the MACs' keys and settings), and the
- * digests. Updates wait in a buffer (16 KiB, or offload-min if more) until the message's path
- * is known: at once where offload-min is a number the message reaches, else when the buffer
- * fills or at the final; a message that stays short runs in software. Once in the kernel a
- * message stays there: its state cannot leave the kernel.
+ * digests. Updates are buffered (at least 16 KiB, or offload-min) until the message is known
+ * to be long enough for the kernel; a message that stays short runs in software. Once in the
+ * kernel a message stays there: its state cannot leave the kernel.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -39,18 +38,6 @@ static void count(const struct hash_ctx *h, int software, size_t ops, size_t byt
 static int kernel_able(const struct hash_ctx *h)
 {
     return h->row != NONE && !h->sw_only && h->prov->path[h->row].offload;
-}
-
-/*
- * Whether a message of len bytes so far is sure to run in the kernel: a threshold it reaches
- * decides (under auto the final measures the whole message), so nothing waits in the buffer.
- */
-static int kernel_sure(const struct hash_ctx *h, size_t len)
-{
-    const struct ccree_prov *p = h->prov;
-
-    return kernel_able(h) && (p->offload_min != CCREE_AUTO || !p->fallback)
-           && len >= ccree_sw_below(p, h->row);
 }
 
 /*
@@ -188,18 +175,14 @@ static int reserve(struct hash_ctx *h, size_t n)
     return 1;
 }
 
-/*
- * Takes inl > 0 bytes of the message: buffered while its path is open (and, in the kernel, to
- * gather small updates into one send), or sent on its path from the caller's buffer.
- */
+/* Takes inl > 0 bytes of the message: buffered, or sent on its path. */
 static int take(struct hash_ctx *h, const unsigned char *in, size_t inl)
 {
     struct ccree_choice ch;
 
     if (h->state == H_SOFT)
         return soft_update(h, in, inl);
-    if (h->buflen + inl <= h->cap && kernel_able(h)
-        && !(h->state == H_START && kernel_sure(h, h->buflen + inl))) {
+    if (h->buflen + inl <= h->cap && kernel_able(h)) {
         if (!reserve(h, h->buflen + inl))
             return hash_fail(h, CCREE_R_SOFTWARE, "no memory");
         memcpy(h->buf + h->buflen, in, inl);

@@ -3,8 +3,7 @@
  * poisoned output, against the default provider, with the counters showing the path; a kernel
  * that fails (this program stands in for sendmsg, recv and accept4: ccree.so binds to its
  * exported definitions) never gives a wrong result with success, and with fallback = no every
- * call fails; offload-min = auto does not time socket set-up; a message sure to run in the
- * kernel is sent as it comes, from the caller's buffer.
+ * call fails; offload-min = auto does not time socket set-up.
  * Usage: test_hashkernel STRICT_CNF AUTO_CNF, with OPENSSL_CONF drivers = any, offload-min = 0.
  * Without AF_ALG only the short messages run (in software).
  */
@@ -27,8 +26,6 @@
 enum { NONE, SEND_FAILS, SEND_SHORT, RECV_FAILS, RECV_SHORT };
 static int fault, fault_in; /* the fault, and how many AF_ALG calls of its kind pass first */
 static int slow_accept;     /* ms each accept4 of an AF_ALG socket takes more */
-static const void *watch;   /* a buffer of the caller's: whether sendmsg was handed it */
-static int watched;
 
 static int is_alg(int fd)
 {
@@ -53,8 +50,6 @@ ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
     struct iovec iov = { NULL, 0 };
     size_t i;
 
-    for (i = 0; i < msg->msg_iovlen && watch != NULL && is_alg(fd); i++)
-        watched |= msg->msg_iov[i].iov_base == watch;
     if (!now(fd, 1))
         return real(fd, msg, flags);
     for (i = 0; i < msg->msg_iovlen && iov.iov_len < 2; i++)
@@ -380,43 +375,6 @@ static void strict_after_init(void **state)
                  ran ? "ran in software" : "failed without ccree's error");
 }
 
-/* --- what is copied ---------------------------------------------------------------------- */
-
-/*
- * Under offload-min = 0 every message of an offloaded row runs in the kernel: its first update
- * (1 KiB) is sent as it comes, from the caller's buffer, not copied to wait for the final.
- */
-static void sent_as_it_comes(void **state)
-{
-    OSSL_PROVIDER *prov;
-    unsigned char out[64];
-    size_t i;
-    struct ctx c;
-    int ok = 1;
-
-    (void)state;
-    if (!kernel)
-        skip();
-    prov = OSSL_PROVIDER_load(NULL, "ccree");
-    for (i = 0; i < NALGS; i++) {
-        if (strcmp(tu_alg(prov, algs[i].row).state, "offload") != 0)
-            continue;
-        assert_true(start(NULL, &algs[i], "provider=ccree", &c));
-        watch = in + 5;
-        watched = 0;
-        assert_true(update(&c, in + 5, 1024));
-        watch = NULL;
-        if (!watched) {
-            fprintf(stderr, "%s: a 1 KiB update was not sent from the caller's buffer\n", algs[i].row);
-            ok = 0;
-        }
-        ok &= right(&algs[i], 5, 1024, out, final(&c, out));
-        done(&c);
-    }
-    OSSL_PROVIDER_unload(prov);
-    assert_true(ok);
-}
-
 /* --- offload-min = auto: what is timed ---------------------------------------------------- */
 
 /* The kernel's time (ns) for row's requests of the class starting at bytes, or 0. */
@@ -466,8 +424,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = { cmocka_unit_test(short_lengths), cmocka_unit_test(failing_kernel),
                                         cmocka_unit_test(strict_after_init),
-                                        cmocka_unit_test(setup_not_timed),
-                                        cmocka_unit_test(sent_as_it_comes) };
+                                        cmocka_unit_test(setup_not_timed) };
     OSSL_PROVIDER *prov = OSSL_PROVIDER_load(NULL, "ccree");
     size_t i;
     int rc;
