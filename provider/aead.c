@@ -93,7 +93,10 @@ static int aead_final(void *vctx, unsigned char *out, size_t *outl, size_t outsi
     return 1;
 }
 
-/* EVP_Cipher: as update, or final when in is NULL; the length returned is inl. */
+/*
+ * EVP_Cipher: as update, or final when in is NULL. The length returned is inl, as the default
+ * provider's, except a CCM final's from OpenSSL 3.0.22 (ossl_ccm_stream_final): none.
+ */
 static int aead_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
                        const unsigned char *in, size_t inl)
 {
@@ -101,7 +104,8 @@ static int aead_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outs
 
     if (!aead_message(c, out, outl, outsize, in, inl, in == NULL))
         return 0;
-    *outl = inl;
+    if (in != NULL || c->gcm || !c->e.prov->sw_final_seals_empty[c->e.idx])
+        *outl = inl;
     return 1;
 }
 

@@ -209,9 +209,9 @@ static int ccm_data(struct aead_ctx *c, unsigned char *out, const unsigned char 
 }
 
 /*
- * A final: nothing to do once the data came. Before that, the default provider's final does
- * nothing (OpenSSL 3.0.21 and before) or takes the message as the empty one, its tag computed
- * or checked (3.0.22 on): there, the message goes on in the default provider to its final.
+ * A final as OpenSSL 3.0.22's default provider takes it (ossl_ccm_stream_final): nothing to do
+ * once the data came; before that, the message is taken as the empty one, its tag computed or
+ * checked: it goes on in the default provider to its final.
  */
 static int ccm_final(struct aead_ctx *c)
 {
@@ -220,7 +220,7 @@ static int ccm_final(struct aead_ctx *c)
     unsigned char none[TAG_MAX];
     size_t n;
 
-    if (!c->e.prov->sw_final_seals_empty[c->e.idx] || c->ivstate != IV_SET || c->data_done)
+    if (c->ivstate != IV_SET || c->data_done)
         return 1;
     if (!ccm_lengths_keyed(c) || !aead_to_stream(c)) /* refused as the data would be */
         return 0;
@@ -263,12 +263,15 @@ static int ccm_record(struct aead_ctx *c, unsigned char *out, size_t *outl,
     return ccm_lengths_keyed(c) && record_run(c, out, outl, len, c->taglen);
 }
 
-/* One CCM call (keyed, not a TLS record) as the default provider takes it: an update as
- * ccm_cipher_internal (without input, it does nothing), a final as ossl_ccm_stream_final. */
+/*
+ * One CCM call (keyed, not a TLS record) as the default provider takes it: an update as
+ * ccm_cipher_internal (with output and no input, it does nothing); a final (EVP_Cipher without
+ * input too) as ossl_ccm_stream_final from OpenSSL 3.0.22, before as an update of no input.
+ */
 static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
                        const unsigned char *in, size_t len, int final)
 {
-    if (final)
+    if (final && c->e.prov->sw_final_seals_empty[c->e.idx])
         return ccm_final(c);
     if (in == NULL && out != NULL)
         return 1;
@@ -305,14 +308,15 @@ int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, size_t ou
     int record = c->tls;
 
     *outl = 0; /* room for what the call writes: AAD (out NULL) writes nothing */
-    if (!ccree_check_room(c->e.prov, c->e.alg->kname, out, out != NULL ? len : 0, outsize)
-        || !ccree_check_apart(c->e.prov, c->e.alg->kname, out, 0, in, len))
+    if (!ccree_check_room(c->e.prov, c->e.alg->kname, out, out != NULL ? len : 0, outsize))
         return 0;
     if (record && c->gcm) { /* as in the default provider: a GCM record, even refused, spends
                              * its tlsaad and IV */
         c->tls = 0;
         c->ivstate = IV_USED;
     }
+    if (!ccree_check_apart(c->e.prov, c->e.alg->kname, out, 0, in, len))
+        return 0;
     if (!c->e.keyed)
         return aead_fail(c, CCREE_R_NO_KEY, "no key set");
     /* At most INT_MAX bytes a call, as EVP's updates take, EVP_Cipher's (an unsigned int)

@@ -801,6 +801,33 @@ static void tls12_keyless(void **state)
         }
 }
 
+/* A GCM TLS 1.2 record refused for its output starting inside its input spends its IV and
+ * tlsaad, as in the default provider: an in-place call after it is no record. */
+static void tls12_overlap(void **state)
+{
+    static const unsigned char fixed[12] = { 0xf1, 0xf2, 0xf3, 0xf4 };
+    unsigned char ad[13] = { 0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 40 };
+    tu_errs e[2];
+    size_t a;
+    int enc, r[2], i;
+    struct pair p;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++)
+        for (enc = 0; enc < 2 && !is_ccm(algs[a]); enc++) {
+            pair_open(&p, algs[a], enc);
+            ad[12] = enc ? 40 : 64;
+            both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, fixed, enc ? 4 : 12);
+            both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, ad, sizeof(ad));
+            tu_note(&p.t.log, " cipher-record64-ahead1");
+            TU_BOTH(i, e, memcpy(p.out[i], msg, 64);
+                    r[i] = EVP_Cipher(p.ctx[i], p.out[i] + 1, p.out[i], 64));
+            tu_same(&p.t, r[0] >= 0, r[1] >= 0, e, "EVP_Cipher");
+            both_cipher(&p, 1, msg, 64, 1);
+            pair_close(&p);
+        }
+}
+
 /* TLS 1.3: per record a new IV (key kept), tag first on decrypt, header as AAD, one update. */
 static int tls13_record(EVP_CIPHER_CTX *ctx, int ccm, int enc, const unsigned char *iv,
                         unsigned char *rec, size_t len, unsigned char *tag)
@@ -1163,7 +1190,8 @@ static void ccm_final_without_data(void **state)
  * CCM's finals and updates without input, in lockstep: after a TLS 1.2 record (the default
  * provider's final runs a record of no data, which fails, only where an IV is set and it
  * decrypts or has no tag yet, from OpenSSL 3.0.22; before, always), and an update with output
- * but no input, which does nothing, before a message's length, AAD and data. A record under a
+ * but no input, which does nothing, before a message's length, AAD and data; EVP_Cipher without
+ * input or output (a final from 3.0.22), twice. A record under a
  * 9-byte IV fails on both, after the default provider wrote its nonce into the IV.
  */
 static void ccm_no_input(void **state)
@@ -1209,6 +1237,13 @@ static void ccm_no_input(void **state)
             if (both_final(&p) && enc)
                 both_get_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, 12);
             pair_close(&p);
+
+            pair_open(&p, ccms[a], enc); /* EVP_Cipher without input or output, twice */
+            both_init(&p, NULL, iv, enc);
+            both_cipher(&p, 0, NULL, 16, 0);
+            if (both_cipher(&p, 0, NULL, 16, 0) && enc)
+                both_get_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, 12);
+            pair_close(&p);
         }
 }
 
@@ -1218,7 +1253,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(differential), cmocka_unit_test(edges), cmocka_unit_test(tampered),
         cmocka_unit_test(tag_first_split), cmocka_unit_test(cipher_empty), cmocka_unit_test(ccm_late_ivlen),
         cmocka_unit_test(lengths), cmocka_unit_test(forged_auto),
-        cmocka_unit_test(tls12), cmocka_unit_test(tls12_keyless),        cmocka_unit_test(tls13), cmocka_unit_test(nonce_reuse),
+        cmocka_unit_test(tls12), cmocka_unit_test(tls12_keyless),
+        cmocka_unit_test(tls12_overlap),        cmocka_unit_test(tls13), cmocka_unit_test(nonce_reuse),
         cmocka_unit_test(ivgen),        cmocka_unit_test(empty_outputs), cmocka_unit_test(offload),
         cmocka_unit_test(ccm_final_without_data), cmocka_unit_test(ccm_no_input),
     };
