@@ -42,7 +42,7 @@ test/vm/run.sh -k 7.3 -c 712 -- sh -c 'OPENSSL_CONF=build/test/default.cnf build
       OPENSSL_CONF=build/test/any.cnf build/ccree-info >/tmp/any &&
       awk "\$1 == \"AES-128-CBC\" && \$3 == \"offload\" && \$4 == \"cbc(aes)\" { c = 1 }
            \$1 == \"AES-128-GCM\" && \$3 == \"software\" && /refused by af_alg_restrict = 1/ { g = 1 }
-           END { exit !(c && g) }" /tmp/any'
+           END { exit !(c && g) }" /tmp/any || { cat /tmp/ccree /tmp/any; exit 1; }'
 # On 7.3 without the module (drivers = any: the CPU's drivers), nginx's root master may
 # offload AES-CBC and its nobody workers may not: each worker runs it in software with the
 # reason in its statistics; AES-GCM, refused to root, ccree does not offer (the default
