@@ -220,8 +220,8 @@ static int set_tag(struct aead_ctx *c, const OSSL_PARAM *p)
 {
     size_t sz = p->data_size;
 
-    if (p->data_type != OSSL_PARAM_OCTET_STRING || sz > TAG_MAX
-        || (c->gcm ? sz == 0 : (sz & 1) || sz < 4))
+    if (p->data_type != OSSL_PARAM_OCTET_STRING || sz < c->mode->tag_min || sz > TAG_MAX
+        || (sz & 1 && !c->mode->tag_odd))
         return aead_fail(c, CCREE_R_BAD_TAG, "bad tag length");
     if (p->data == NULL && c->gcm)
         return aead_fail(c, CCREE_R_BAD_TAG, "no tag given");
@@ -244,10 +244,10 @@ static int set_ivlen(struct aead_ctx *c, const OSSL_PARAM *p)
 {
     size_t sz;
 
-    if (!OSSL_PARAM_get_size_t(p, &sz) || (c->gcm ? sz == 0 || sz > GCM_IV_MAX : sz < 7 || sz > 13))
+    if (!OSSL_PARAM_get_size_t(p, &sz) || sz < c->mode->iv_min || sz > c->mode->iv_max)
         return aead_fail(c, CCREE_R_BAD_IV_LENGTH, "bad IV length");
     if (sz != c->ivlen && c->ivstate != IV_NONE) /* as the default provider: the IV set is void */
-        c->ivstate = c->gcm ? IV_USED : IV_NONE;
+        c->ivstate = c->mode->ivlen_voids;
     c->ivlen = sz;
     return 1;
 }
@@ -393,8 +393,8 @@ void *ccree_aead_newctx(struct ccree_prov *p, size_t idx)
     ccree_engine_init(&c->e, p, idx);
     c->gcm = c->e.alg->mode == EVP_CIPH_GCM_MODE;
     c->mode = c->gcm ? &aead_gcm_mode : &aead_ccm_mode;
-    c->ivlen = c->gcm ? 12 : 7;  /* the default provider's: CCM starts with L = 8 */
-    c->taglen = c->gcm ? 0 : 12; /* and M = 12 */
+    c->ivlen = c->mode->ivlen;
+    c->taglen = c->mode->taglen;
     return c;
 }
 

@@ -52,6 +52,10 @@ typedef int aead_call(struct aead_ctx *c, unsigned char *out, size_t *outl,
                       const unsigned char *in, size_t len, int final);
 struct aead_mode {
     aead_call *message, *record;
+    size_t ivlen, taglen;    /* at newctx, the default provider's (CCM: L = 8, M = 12) */
+    size_t iv_min, iv_max;   /* the IV lengths that can be set */
+    size_t tag_min, tag_odd; /* the tag lengths that can be set: tag_min to TAG_MAX, odd ones? */
+    int ivlen_voids;         /* what a new IV length leaves of an IV set: IV_USED or IV_NONE */
 };
 extern const struct aead_mode aead_gcm_mode, aead_ccm_mode;
 
