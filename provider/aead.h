@@ -50,8 +50,20 @@ struct aead_ctx {
  * EVP_Cipher without input): chosen by the row at newctx. */
 typedef int aead_call(struct aead_ctx *c, unsigned char *out, size_t *outl,
                       const unsigned char *in, size_t len, int final);
+/*
+ * The default provider's context at the start of a message (CCM: the tag to check and the
+ * length, if known), and a one-shot's data and tag there after its AAD: 1, 0 with an error
+ * raised, or -1 when a decryption fails authentication (out wiped).
+ */
+typedef int aead_sw_start(struct aead_ctx *c, const unsigned char *tag, int known, size_t len);
+typedef int aead_sw_seal(struct aead_ctx *c, const unsigned char *in, unsigned char *out,
+                         size_t len, unsigned char *tag, size_t taglen);
+aead_sw_start aead_gcm_sw_start, aead_ccm_sw_start;
+aead_sw_seal aead_gcm_sw_seal, aead_ccm_sw_seal;
 struct aead_mode {
     aead_call *message, *record;
+    aead_sw_start *sw_start;
+    aead_sw_seal *sw_seal;
     size_t ivlen, taglen;    /* at newctx, the default provider's (CCM: L = 8, M = 12) */
     size_t iv_min, iv_max;   /* the IV lengths that can be set */
     size_t tag_min, tag_odd; /* the tag lengths that can be set: tag_min to TAG_MAX, odd ones? */

@@ -327,10 +327,12 @@ int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, size_t ou
 }
 
 const struct aead_mode aead_gcm_mode = {
-    .message = gcm_message, .record = gcm_record, .ivlen = 12, .taglen = 0,
+    .message = gcm_message, .record = gcm_record,
+    .sw_start = aead_gcm_sw_start, .sw_seal = aead_gcm_sw_seal, .ivlen = 12, .taglen = 0,
     .iv_min = 1, .iv_max = GCM_IV_MAX, .tag_min = 1, .tag_odd = 1, .ivlen_voids = IV_USED,
 };
 const struct aead_mode aead_ccm_mode = {
-    .message = ccm_message, .record = ccm_record, .ivlen = 7, .taglen = 12,
+    .message = ccm_message, .record = ccm_record,
+    .sw_start = aead_ccm_sw_start, .sw_seal = aead_ccm_sw_seal, .ivlen = 7, .taglen = 12,
     .iv_min = 7, .iv_max = 13, .tag_min = 4, .tag_odd = 0, .ivlen_voids = IV_NONE,
 };

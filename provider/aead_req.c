@@ -127,38 +127,53 @@ int aead_sw_update(struct aead_ctx *c, unsigned char *out, const unsigned char *
     return c->e.soft->update(c->e.sw, out, &n, len, in, len);
 }
 
-/*
- * The software context at the start of this message; CCM's tag (decrypt) and length if known.
- * CCM takes its IV and tag lengths with the key, so each of its messages gets a new context.
- */
-static int sw_start(struct aead_ctx *c, const unsigned char *tag, int known, size_t len)
+static OSSL_FUNC_cipher_encrypt_init_fn *sw_init(const struct aead_ctx *c)
 {
-    OSSL_FUNC_cipher_encrypt_init_fn *init = c->enc ? c->e.soft->einit : c->e.soft->dinit;
+    return c->enc ? c->e.soft->einit : c->e.soft->dinit;
+}
+
+static int sw_started(struct aead_ctx *c, int ok)
+{
+    return ok || aead_fail(c, CCREE_R_SOFTWARE, "cannot start the default provider");
+}
+
+/* GCM keeps its keyed context: a message sets the IV length and the IV. */
+int aead_gcm_sw_start(struct aead_ctx *c, const unsigned char *tag, int known, size_t len)
+{
+    size_t ivlen = c->ivlen;
+    OSSL_PARAM lens[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen),
+                          OSSL_PARAM_END };
+
+    (void)tag, (void)known, (void)len; /* its tag comes at the end */
+    if (!ccree_engine_sw(&c->e))
+        return aead_fail(c, CCREE_R_SOFTWARE, "no memory");
+    if (!c->e.sw_keyed || c->e.sw_enc != c->enc) {
+        c->e.sw_keyed = sw_init(c)(c->e.sw, c->e.key, c->e.alg->keylen, NULL, 0, NULL);
+        c->e.sw_enc = c->enc;
+    }
+    return sw_started(c, c->e.sw_keyed && c->e.soft->set_ctx_params(c->e.sw, lens)
+                             && sw_init(c)(c->e.sw, NULL, 0, c->iv, c->ivlen, NULL));
+}
+
+/* CCM takes its IV and tag lengths with the key, so each of its messages gets a new context. */
+int aead_ccm_sw_start(struct aead_ctx *c, const unsigned char *tag, int known, size_t len)
+{
     size_t ivlen = c->ivlen;
     OSSL_PARAM lens[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen),
                           OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, c->taglen),
                           OSSL_PARAM_END };
-    int ok;
 
-    if (!c->gcm && c->e.sw != NULL) {
+    if (c->e.sw != NULL) {
         c->e.soft->freectx(c->e.sw);
         c->e.sw = NULL;
     }
     if (!ccree_engine_sw(&c->e))
         return aead_fail(c, CCREE_R_SOFTWARE, "no memory");
-    if (c->gcm && (!c->e.sw_keyed || c->e.sw_enc != c->enc)) {
-        c->e.sw_keyed = init(c->e.sw, c->e.key, c->e.alg->keylen, NULL, 0, NULL);
-        c->e.sw_enc = c->enc;
-    }
-    if (c->gcm)
-        lens[1] = OSSL_PARAM_construct_end();
-    ok = c->gcm ? c->e.sw_keyed && c->e.soft->set_ctx_params(c->e.sw, lens)
-                      && init(c->e.sw, NULL, 0, c->iv, c->ivlen, NULL)
-                : init(c->e.sw, NULL, 0, NULL, 0, lens)
-                      && init(c->e.sw, c->e.key, c->e.alg->keylen, c->iv, c->ivlen, NULL)
-                      && (tag == NULL || aead_sw_set_tag(c, tag, c->taglen))
-                      && (!known || aead_sw_update(c, NULL, NULL, len));
-    return ok || aead_fail(c, CCREE_R_SOFTWARE, "cannot start the default provider");
+    return sw_started(c, sw_init(c)(c->e.sw, NULL, 0, NULL, 0, lens)
+                             && sw_init(c)(c->e.sw, c->e.key, c->e.alg->keylen, c->iv, c->ivlen,
+                                           NULL)
+                             && (tag == NULL || aead_sw_set_tag(c, tag, c->taglen))
+                             && (!known || aead_sw_update(c, NULL, NULL, len)));
 }
 
 static int sw_aad(struct aead_ctx *c, const unsigned char *aad, size_t len)
@@ -212,29 +227,41 @@ int aead_sw_gcm_final(struct aead_ctx *c, unsigned char *tag, size_t taglen)
     return ok <= 0 ? ok : !c->enc || aead_sw_get_tag(c, tag, taglen);
 }
 
+int aead_gcm_sw_seal(struct aead_ctx *c, const unsigned char *in, unsigned char *out, size_t len,
+                     unsigned char *tag, size_t taglen)
+{
+    int ok;
+
+    if ((len > 0 && !aead_sw_data(c, out, in, len))
+        || (ok = aead_sw_gcm_final(c, tag, taglen)) == 0)
+        return 0;
+    if (ok < 0)
+        OPENSSL_cleanse(out, len);
+    return ok;
+}
+
+int aead_ccm_sw_seal(struct aead_ctx *c, const unsigned char *in, unsigned char *out, size_t len,
+                     unsigned char *tag, size_t taglen)
+{
+    int ok;
+
+    ERR_set_mark();
+    ok = verdict(c, aead_sw_update(c, out, in, len), "CCM in the default provider");
+    if (ok <= 0) /* a mismatch wipes out */
+        return ok;
+    ccree_count(c->e.idx, 1, 1, len);
+    return !c->enc || aead_sw_get_tag(c, tag, taglen);
+}
+
 /* 1, 0 with an error raised, or -1 when a decryption fails authentication (out wiped). */
 static int sw_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t aadlen,
                       const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
                       size_t taglen)
 {
-    int ok;
-
-    if (!sw_start(c, c->enc ? NULL : tag, 1, len) || (aadlen > 0 && !sw_aad(c, aad, aadlen)))
+    if (!c->mode->sw_start(c, c->enc ? NULL : tag, 1, len)
+        || (aadlen > 0 && !sw_aad(c, aad, aadlen)))
         return 0;
-    if (c->gcm) {
-        if ((len > 0 && !aead_sw_data(c, out, in, len))
-            || (ok = aead_sw_gcm_final(c, tag, taglen)) == 0)
-            return 0;
-        if (ok < 0)
-            OPENSSL_cleanse(out, len);
-        return ok;
-    }
-    ERR_set_mark();
-    ok = verdict(c, aead_sw_update(c, out, in, len), "CCM in the default provider");
-    if (ok <= 0) /* CCM: a mismatch wipes out */
-        return ok;
-    ccree_count(c->e.idx, 1, 1, len);
-    return !c->enc || aead_sw_get_tag(c, tag, taglen);
+    return c->mode->sw_seal(c, in, out, len, tag, taglen);
 }
 
 int aead_choose(struct aead_ctx *c, size_t total, size_t taglen, struct ccree_choice *ch)
@@ -300,7 +327,7 @@ int aead_to_stream(struct aead_ctx *c)
     if (c->msg == MSG_STREAM)
         return 1;
     if (!software_ok(c)
-        || !sw_start(c, !c->enc && c->tagset ? c->tag : NULL, c->msglen_set, c->msglen)
+        || !c->mode->sw_start(c, !c->enc && c->tagset ? c->tag : NULL, c->msglen_set, c->msglen)
         || (c->aadlen > 0 && !sw_aad(c, c->buf, c->aadlen))
         || (c->msg == MSG_ONESHOT
             && !aead_sw_data(c, c->buf + c->aadlen, c->buf + c->aadlen, c->datalen)))
