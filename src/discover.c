@@ -19,7 +19,8 @@
 
 struct impl {
     char name[128], driver[128], type[128];
-    int priority, usable, async;
+    int priority, internal, async;
+    int tested; /* its self-test passed: until then (7.3 tests in the background) it serves none */
 };
 
 int ccree_drivers_parse(struct ccree_drivers *d, const char *value)
@@ -81,7 +82,7 @@ static struct impl *read_proc_crypto(size_t *n)
             }
             e = &v[(*n)++];
             memset(e, 0, sizeof(*e));
-            e->usable = 1;
+            e->tested = 1; /* a kernel that does not say */
             snprintf(e->name, sizeof(e->name), "%s", val);
         } else if (e == NULL) {
             continue;
@@ -93,9 +94,10 @@ static struct impl *read_proc_crypto(size_t *n)
             e->priority = atoi(val);
         } else if (strcmp(key, "async") == 0) {
             e->async = strcmp(val, "yes") == 0;
-        } else if ((strcmp(key, "internal") == 0 && strcmp(val, "yes") == 0)
-                   || (strcmp(key, "selftest") == 0 && strcmp(val, "passed") != 0)) {
-            e->usable = 0;
+        } else if (strcmp(key, "internal") == 0) {
+            e->internal = strcmp(val, "yes") == 0;
+        } else if (strcmp(key, "selftest") == 0) {
+            e->tested = strcmp(val, "passed") == 0;
         }
     }
     fclose(f);
@@ -151,22 +153,33 @@ static int by_priority(const void *x, const void *y)
     return (a < b) - (a > b); /* highest first; a difference of ints can overflow */
 }
 
+/* Whether an implementation serves a kernel name of a kind, or will once tested. */
+static int serves(const struct impl *v, const char *kname, enum ccree_kind kind)
+{
+    return !v->internal && strcmp(v->name, kname) == 0 && type_matches(kind, v->type);
+}
+
 /*
  * Binds the accepted implementations of one algorithm by driver name, best first; where the
  * best is refused by name (ENOENT: Linux 7.2's mask, 7.3's allowlist) and every implementation
- * is accepted, the kernel name, which bound at discovery, can resolve only to an accepted one:
- * its sockets bind that. A failure names the best implementation tried.
+ * is accepted, those still in their self-tests too, the kernel name, which bound at discovery,
+ * can resolve only to an accepted one: its sockets bind that. A failure names the best
+ * implementation tried.
  */
 static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, struct impl *v, size_t n,
                    const char *restricted, struct ccree_path *p)
 {
     struct impl **c = calloc(n + 1, sizeof(*c));
     size_t i, k = 0, accepted = 0;
-    int fd, first = 0;
+    int fd, first = 0, all = 1;
 
-    for (i = 0; c != NULL && i < n; i++)
-        if (v[i].usable && strcmp(v[i].name, a->kname) == 0 && type_matches(a->kind, v[i].type))
+    for (i = 0; c != NULL && i < n; i++) {
+        if (!serves(&v[i], a->kname, a->kind))
+            continue;
+        all = all && driver_accepted(d, v[i].driver);
+        if (v[i].tested)
             c[k++] = &v[i];
+    }
     qsort(c, k, sizeof(*c), by_priority);
     snprintf(p->reason, sizeof(p->reason), "no usable %s in /proc/crypto", a->kname);
     if (k > 0 && !driver_accepted(d, c[0]->driver)) {
@@ -197,7 +210,7 @@ static void choose(const struct ccree_drivers *d, const struct ccree_alg *a, str
                      strerror(-fd),
                      fd == -ENOENT ? " (Linux 7.2+ binds only software implementations)" : "");
     }
-    if (!p->offload && first == ENOENT && accepted == k) {
+    if (!p->offload && first == ENOENT && all) {
         snprintf(p->driver, sizeof(p->driver), "%s", a->kname);
         p->offload = 1;
         p->reason[0] = '\0';
@@ -364,7 +377,7 @@ static const struct impl *kernel_choice(const struct impl *v, size_t n, const ch
     size_t i;
 
     for (i = 0; i < n; i++)
-        if (v[i].usable && strcmp(v[i].name, kname) == 0 && strcmp(v[i].type, "aead") == 0
+        if (v[i].tested && serves(&v[i], kname, CCREE_AEAD)
             && (best == NULL || v[i].priority > best->priority))
             best = &v[i];
     return best;

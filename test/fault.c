@@ -2,6 +2,9 @@
  * LD_PRELOAD shim for the VM tests: makes AF_ALG behave as restricted or failing kernels do,
  * and counts the keys sent to the kernel (ccree_fault_keys). CCREE_FAULT selects:
  *   bind-driver  binds of driver names (they contain '-') fail with ENOENT, as on Linux 7.2+
+ *   bind-driver-testing  as bind-driver, and /proc/crypto says every implementation but the
+ *                *-ccree ones is still in its self-test (selftest: unknown), as Linux 7.3 tests
+ *                in the background what was registered at boot
  *   bind-all     every bind fails with ENOENT and af_alg_restrict reads 1, as on Linux 7.3+
  *   bind-unprivileged  af_alg_restrict reads 1, and a process that is not root binds only sha1
  *                and xts(aes) (ENOENT for other names), as Linux 7.3's unprivileged allowlist
@@ -129,7 +132,8 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
     const char *name = (const char *)a->salg_name;
 
     if (sa->sa_family == AF_ALG
-        && (fault("bind-all") || (fault("bind-driver") && strchr(name, '-'))
+        && (fault("bind-all")
+            || ((fault("bind-driver") || fault("bind-driver-testing")) && strchr(name, '-'))
             || (fault("bind-unprivileged") && geteuid() != 0 && strcmp(name, "sha1") != 0
                 && strcmp(name, "xts(aes)") != 0))) {
         errno = ENOENT;
@@ -234,6 +238,30 @@ EXPORT void OSSL_PROVIDER_unquery_operation(const OSSL_PROVIDER *prov, int opera
     real(prov, operation_id, algs == slow_ciphers ? queried : algs);
 }
 
+/* /proc/crypto (f) with every implementation but the *-ccree ones in its self-test. */
+static FILE *testing(FILE *f)
+{
+    static char *text;
+    static size_t len;
+    char line[256], driver[128] = "";
+    FILE *out;
+
+    if (f == NULL || (out = open_memstream(&text, &len)) == NULL)
+        return f;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        size_t n = strlen(driver);
+
+        if (strncmp(line, "driver", 6) == 0)
+            sscanf(line, "driver : %127s", driver);
+        else if (strncmp(line, "selftest", 8) == 0 && (n < 6 || strcmp(driver + n - 6, "-ccree")))
+            snprintf(line, sizeof(line), "selftest     : unknown\n");
+        fputs(line, out);
+    }
+    fclose(f);
+    fclose(out);
+    return fmemopen(text, len, "r");
+}
+
 EXPORT FILE *fopen(const char *path, const char *mode)
 {
     FILE *(*real)(const char *, const char *) = dlsym(RTLD_NEXT, "fopen");
@@ -242,6 +270,8 @@ EXPORT FILE *fopen(const char *path, const char *mode)
     if ((fault("bind-all") || fault("bind-unprivileged"))
         && strcmp(path, "/proc/sys/crypto/af_alg_restrict") == 0)
         return fmemopen(restricted, sizeof(restricted) - 1, "r");
+    if (fault("bind-driver-testing") && strcmp(path, "/proc/crypto") == 0)
+        return testing(real(path, mode));
     return real(path, mode);
 }
 
