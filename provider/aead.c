@@ -12,7 +12,6 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/params.h>
-#include <openssl/rand.h>
 
 #include "aead.h"
 
@@ -169,8 +168,8 @@ static int get_ivgen(struct aead_ctx *c, OSSL_PARAM *p)
 {
     size_t n = p->data_size == 0 || p->data_size > c->ivlen ? c->ivlen : p->data_size;
 
-    if (!c->gcm || p->data == NULL || p->data_type != OSSL_PARAM_OCTET_STRING || !c->ivgen
-        || !c->e.keyed || c->ivlen < TLS_EXPLICIT)
+    if (p->data == NULL || p->data_type != OSSL_PARAM_OCTET_STRING || !c->ivgen
+        || c->e.key == NULL || c->ivlen < TLS_EXPLICIT)
         return aead_fail(c, CCREE_R_BAD_STATE, "no TLS fixed IV set");
     if (c->gen_next)
         aead_ctr64_inc(c->iv + c->ivlen - TLS_EXPLICIT);
@@ -272,37 +271,16 @@ static int set_tls_aad(struct aead_ctx *c, const OSSL_PARAM *p)
 
 static int set_tls_fixed(struct aead_ctx *c, const OSSL_PARAM *p)
 {
-    size_t len = p->data_size;
-
     if (p->data_type != OSSL_PARAM_OCTET_STRING)
         return aead_fail(c, CCREE_R_BAD_PARAM, "TLS fixed IV");
-    if (!c->gcm) {
-        if (len != TLS_FIXED)
-            return aead_fail(c, CCREE_R_BAD_IV_LENGTH, "TLS fixed IV is 4 bytes");
-        memcpy(c->iv, p->data, len);
-        return 1;
-    }
-    if (len == SIZE_MAX) { /* the whole IV, as the default provider */
-        memcpy(c->iv, p->data, c->ivlen);
-    } else {
-        if (len < TLS_FIXED || len > c->ivlen || c->ivlen - len < TLS_EXPLICIT)
-            return aead_fail(c, CCREE_R_BAD_IV_LENGTH, "TLS fixed IV");
-        memcpy(c->iv, p->data, len);
-        if (c->enc && RAND_bytes_ex(c->e.prov->libctx, c->iv + len, c->ivlen - len, 0) <= 0)
-            return aead_fail(c, CCREE_R_SOFTWARE, "no random explicit IV");
-    }
-    c->ivgen = 1;
-    c->gen_next = 0;
-    c->ivstate = IV_SET;
-    aead_new_message(c);
-    return 1;
+    return c->mode->tls_fixed(c, p->data, p->data_size);
 }
 
 /* tlsivinv: the explicit part of a received TLS nonce, which starts a message. */
 static int set_tls_inv(struct aead_ctx *c, const OSSL_PARAM *p)
 {
-    if (!c->gcm || p->data == NULL || p->data_type != OSSL_PARAM_OCTET_STRING || !c->ivgen
-        || !c->e.keyed || c->enc || p->data_size > c->ivlen)
+    if (p->data == NULL || p->data_type != OSSL_PARAM_OCTET_STRING || !c->ivgen
+        || c->e.key == NULL || c->enc || p->data_size > c->ivlen)
         return aead_fail(c, CCREE_R_BAD_STATE, "no TLS fixed IV set for decryption");
     memcpy(c->iv + c->ivlen - p->data_size, p->data, p->data_size);
     c->ivstate = IV_SET;

@@ -34,7 +34,8 @@ struct aead_ctx {
     size_t kivlen, ktaglen; /* CCM: the IV and tag lengths when the key was set */
     int msglen_set;
     unsigned char tlsaad[TLS_AAD];
-    int tls, ivgen;
+    int tls;
+    int ivgen; /* GCM: a TLS fixed IV is set, and the context makes the explicit part */
     size_t tlspad;
     int msg;
     size_t naad;         /* non-empty AAD updates of this message */
@@ -62,12 +63,18 @@ aead_sw_start aead_gcm_sw_start, aead_ccm_sw_start;
 aead_sw_seal aead_gcm_sw_seal, aead_ccm_sw_seal;
 struct aead_mode {
     aead_call *message, *record;
+    int (*tls_fixed)(struct aead_ctx *c, const unsigned char *fixed, size_t len);
     aead_sw_start *sw_start;
     aead_sw_seal *sw_seal;
     size_t ivlen, taglen;    /* at newctx, the default provider's (CCM: L = 8, M = 12) */
     size_t iv_min, iv_max;   /* the IV lengths that can be set */
     size_t tag_min, tag_odd; /* the tag lengths that can be set: tag_min to TAG_MAX, odd ones? */
     int ivlen_voids;         /* what a new IV length leaves of an IV set: IV_USED or IV_NONE */
+    /* The kernel's: the IV as it takes it (into 16 bytes: its length), the only IV length it
+     * takes (0: any) and the tag lengths (a bit each). */
+    size_t (*kernel_iv)(const struct aead_ctx *c, unsigned char kiv[16]);
+    size_t kernel_ivlen;
+    unsigned int kernel_tags;
 };
 extern const struct aead_mode aead_gcm_mode, aead_ccm_mode;
 

@@ -1,6 +1,7 @@
 /*
- * What GCM and CCM do with a call, as the default provider's gcm_cipher_internal and
- * ccm_cipher_internal take it, and TLS 1.2 records: the message's state, its IV and tag.
+ * The mode table: what GCM and CCM do with a call, as the default provider's
+ * gcm_cipher_internal and ccm_cipher_internal take it, and TLS 1.2 records (the message's
+ * state, its IV and tag), with a TLS fixed IV, and the IV the kernel takes.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -150,6 +151,33 @@ static int gcm_record(struct aead_ctx *c, unsigned char *out, size_t *outl,
     return ok;
 }
 
+/* TLS 1.2's fixed IV (SIZE_MAX bytes: the whole IV, as the default provider): from now the
+ * context makes the explicit part of each nonce it sends, random at first. */
+static int gcm_tls_fixed(struct aead_ctx *c, const unsigned char *fixed, size_t len)
+{
+    if (len == SIZE_MAX) {
+        memcpy(c->iv, fixed, c->ivlen);
+    } else {
+        if (len < TLS_FIXED || len > c->ivlen || c->ivlen - len < TLS_EXPLICIT)
+            return aead_fail(c, CCREE_R_BAD_IV_LENGTH, "TLS fixed IV");
+        memcpy(c->iv, fixed, len);
+        if (c->enc && RAND_bytes_ex(c->e.prov->libctx, c->iv + len, c->ivlen - len, 0) <= 0)
+            return aead_fail(c, CCREE_R_SOFTWARE, "no random explicit IV");
+    }
+    c->ivgen = 1;
+    c->gen_next = 0;
+    c->ivstate = IV_SET;
+    aead_new_message(c);
+    return 1;
+}
+
+/* The IV as the kernel takes it: GCM's, of 12 bytes (kernel_ivlen). */
+static size_t gcm_kernel_iv(const struct aead_ctx *c, unsigned char kiv[16])
+{
+    memcpy(kiv, c->iv, c->ivlen);
+    return c->ivlen;
+}
+
 /* One GCM call (keyed, not a TLS record) as the default provider's gcm_cipher_internal takes
  * it: without input, an update is a final too. */
 static int gcm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
@@ -242,6 +270,20 @@ static int ccm_final(struct aead_ctx *c)
     return 1;
 }
 
+/* TLS 1.2's fixed IV: a record brings the rest (ccm_record). */
+static int ccm_tls_fixed(struct aead_ctx *c, const unsigned char *fixed, size_t len)
+{
+    if (len != TLS_FIXED)
+        return aead_fail(c, CCREE_R_BAD_IV_LENGTH, "TLS fixed IV is 4 bytes");
+    memcpy(c->iv, fixed, len);
+    return 1;
+}
+
+static size_t ccm_kernel_iv(const struct aead_ctx *c, unsigned char kiv[16])
+{
+    return afalg_ccm_iv(kiv, c->iv, c->ivlen);
+}
+
 /*
  * A CCM record. Its final runs a record of no data, which fails: from OpenSSL 3.0.22 only
  * where an IV is set and it decrypts or has no tag yet (ossl_ccm_stream_final); before, always.
@@ -317,7 +359,7 @@ int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, size_t ou
     }
     if (!ccree_check_apart(c->e.prov, c->e.alg->kname, out, 0, in, len))
         return 0;
-    if (!c->e.keyed)
+    if (c->e.key == NULL)
         return aead_fail(c, CCREE_R_NO_KEY, "no key set");
     /* At most INT_MAX bytes a call, as EVP's updates take, EVP_Cipher's (an unsigned int)
      * too; sums of lengths below stay in range, on 32 bits too. */
@@ -327,12 +369,16 @@ int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, size_t ou
 }
 
 const struct aead_mode aead_gcm_mode = {
-    .message = gcm_message, .record = gcm_record,
+    .message = gcm_message, .record = gcm_record, .tls_fixed = gcm_tls_fixed,
     .sw_start = aead_gcm_sw_start, .sw_seal = aead_gcm_sw_seal, .ivlen = 12, .taglen = 0,
     .iv_min = 1, .iv_max = GCM_IV_MAX, .tag_min = 1, .tag_odd = 1, .ivlen_voids = IV_USED,
+    .kernel_iv = gcm_kernel_iv, .kernel_ivlen = 12,
+    /* the tag lengths of the kernel's crypto_gcm_check_authsize */
+    .kernel_tags = 1u << 4 | 1u << 8 | 1u << 12 | 1u << 13 | 1u << 14 | 1u << 15 | 1u << 16,
 };
 const struct aead_mode aead_ccm_mode = {
-    .message = ccm_message, .record = ccm_record,
+    .message = ccm_message, .record = ccm_record, .tls_fixed = ccm_tls_fixed,
     .sw_start = aead_ccm_sw_start, .sw_seal = aead_ccm_sw_seal, .ivlen = 7, .taglen = 12,
     .iv_min = 7, .iv_max = 13, .tag_min = 4, .tag_odd = 0, .ivlen_voids = IV_NONE,
+    .kernel_iv = ccm_kernel_iv, .kernel_ivlen = 0, .kernel_tags = ~0u, /* all CCM's */
 };

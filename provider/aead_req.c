@@ -65,7 +65,8 @@ void aead_new_message(struct aead_ctx *c)
 static int kernel_can(const struct aead_ctx *c, size_t total, size_t taglen)
 {
     return (c->enc || total > 0) && total + taglen <= AFALG_MAX_REQUEST
-           && (!c->gcm || (c->ivlen == 12 && (taglen == 4 || taglen == 8 || taglen >= 12)));
+           && (c->mode->kernel_ivlen == 0 || c->ivlen == c->mode->kernel_ivlen)
+           && (c->mode->kernel_tags >> taglen & 1);
 }
 
 /*
@@ -82,7 +83,6 @@ static int kernel_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t a
                            .inlen = aadlen + len + (c->enc ? 0 : taglen), .out = dst,
                            .nout = c->enc ? 3 : 2, .outlen = aadlen + len + (c->enc ? taglen : 0) };
     unsigned char kiv[16];
-    size_t kivlen = c->ivlen;
     int err;
 
     *sent = 0;
@@ -90,12 +90,8 @@ static int kernel_oneshot(struct aead_ctx *c, const unsigned char *aad, size_t a
         return -ENOMEM;
     dst[0].iov_base = c->aadout;
 
-    if (c->gcm)
-        memcpy(kiv, c->iv, kivlen);
-    else
-        kivlen = afalg_ccm_iv(kiv, c->iv, c->ivlen);
     r.iv = kiv;
-    r.ivlen = kivlen;
+    r.ivlen = c->mode->kernel_iv(c, kiv);
     err = afalg_cipher(c->e.op.fd, &r);
     *sent = r.sent;
     if (err != 0)
@@ -148,7 +144,7 @@ int aead_gcm_sw_start(struct aead_ctx *c, const unsigned char *tag, int known, s
     if (!ccree_engine_sw(&c->e))
         return aead_fail(c, CCREE_R_SOFTWARE, "no memory");
     if (!c->e.sw_keyed || c->e.sw_enc != c->enc) {
-        c->e.sw_keyed = sw_init(c)(c->e.sw, c->e.key, c->e.alg->keylen, NULL, 0, NULL);
+        c->e.sw_keyed = sw_init(c)(c->e.sw, c->e.key, c->e.keylen, NULL, 0, NULL);
         c->e.sw_enc = c->enc;
     }
     return sw_started(c, c->e.sw_keyed && c->e.soft->set_ctx_params(c->e.sw, lens)
@@ -170,7 +166,7 @@ int aead_ccm_sw_start(struct aead_ctx *c, const unsigned char *tag, int known, s
     if (!ccree_engine_sw(&c->e))
         return aead_fail(c, CCREE_R_SOFTWARE, "no memory");
     return sw_started(c, sw_init(c)(c->e.sw, NULL, 0, NULL, 0, lens)
-                             && sw_init(c)(c->e.sw, c->e.key, c->e.alg->keylen, c->iv, c->ivlen,
+                             && sw_init(c)(c->e.sw, c->e.key, c->e.keylen, c->iv, c->ivlen,
                                            NULL)
                              && (tag == NULL || aead_sw_set_tag(c, tag, c->taglen))
                              && (!known || aead_sw_update(c, NULL, NULL, len)));

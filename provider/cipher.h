@@ -99,7 +99,7 @@ int cipher_usable(struct cipher_ctx *c, const unsigned char *in, size_t inl);
 static inline int cipher_checks(struct cipher_ctx *c, unsigned char *out, size_t ahead,
                                 size_t need, size_t outsize, const unsigned char *in, size_t inl)
 {
-    return (c->e.keyed && ccree_buffers_fine(out, ahead, need, outsize, in, inl))
+    return (c->e.key != NULL && ccree_buffers_fine(out, ahead, need, outsize, in, inl))
            || (cipher_usable(c, in, inl)
                && ccree_check_apart(c->e.prov, c->e.alg->kname, out, ahead, in, inl)
                && ccree_check_room(c->e.prov, c->e.alg->kname, out, need, outsize));

@@ -163,7 +163,7 @@ static int sw_init(struct cipher_ctx *c, int stream)
     if (!ccree_engine_sw(&c->e))
         return 0;
     c->e.sw_keyed = (c->enc ? c->e.soft->einit : c->e.soft->dinit)(
-        c->e.sw, rekey ? c->e.key : NULL, rekey ? c->e.alg->keylen : 0,
+        c->e.sw, rekey ? c->e.key : NULL, rekey ? c->e.keylen : 0,
         c->e.alg->ivlen ? c->iv : NULL, c->e.alg->ivlen, params);
     c->e.sw_enc = c->enc;
     c->sw_holds = !c->e.sw_keyed ? SW_STALE : stream ? SW_STREAM : SW_IV;
@@ -332,7 +332,7 @@ int cipher_usable(struct cipher_ctx *c, const unsigned char *in, size_t inl)
 {
     if (!ccree_check_input(c->e.prov, c->e.alg->kname, in, inl))
         return 0;
-    if (c->e.keyed)
+    if (c->e.key != NULL)
         return 1;
     CCREE_RAISE(c->e.prov, CCREE_R_NO_KEY, "%s", c->e.alg->kname);
     return 0;

@@ -1,8 +1,9 @@
 /*
- * The message engine of digests and MACs (mac.c: the MACs' keys and settings), and the
- * digests. Updates are buffered (at least 16 KiB, or offload-min) until the message is known
- * to be long enough for the kernel; a message that stays short runs in software. Once in the
- * kernel a message stays there: its state cannot leave the kernel.
+ * How a digest's or MAC's message is buffered, sent and finished, on the request engine (mac.c:
+ * the MACs' keys and settings), and the digests. Updates are buffered (at least 16 KiB, or
+ * offload-min) until the message is known to be long enough for the kernel; a message that
+ * stays short runs in software. Once in the kernel a message stays there: its state cannot
+ * leave the kernel.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -19,25 +20,25 @@
 
 static const char *hname(const struct hash_ctx *h)
 {
-    return h->row == NONE ? ccree_algs[h->family].names : ccree_algs[h->row].kname;
+    return h->e.alg == NULL ? ccree_algs[h->family].names : h->e.alg->kname;
 }
 
 int hash_fail(const struct hash_ctx *h, int reason, const char *what)
 {
-    CCREE_RAISE(h->prov, reason, "%s: %s", hname(h), what);
+    CCREE_RAISE(h->e.prov, reason, "%s: %s", hname(h), what);
     return 0;
 }
 
 static void count(const struct hash_ctx *h, int software, size_t ops, size_t bytes)
 {
-    if (h->row != NONE)
-        ccree_count(h->row, software, ops, bytes);
+    if (h->e.alg != NULL)
+        ccree_count(h->e.idx, software, ops, bytes);
 }
 
 /* Whether the kernel can run this context's messages. */
 static int kernel_able(const struct hash_ctx *h)
 {
-    return h->row != NONE && !h->sw_only && h->prov->path[h->row].offload;
+    return h->e.alg != NULL && !h->sw_only && h->e.prov->path[h->e.idx].offload;
 }
 
 /*
@@ -48,15 +49,15 @@ static int choose(const struct hash_ctx *h, size_t len, struct ccree_choice *ch)
 {
     *ch = (struct ccree_choice){ .kernel = 0 };
     if (kernel_able(h))
-        return ccree_choose(h->prov, h->row, len, ch);
-    return h->prov->fallback ? 0 : (hash_fail(h, CCREE_R_NOT_OFFLOADED, "these settings run in software"), -1);
+        return ccree_choose(h->e.prov, h->e.idx, len, ch);
+    return h->e.prov->fallback ? 0 : (hash_fail(h, CCREE_R_NOT_OFFLOADED, "these settings run in software"), -1);
 }
 
-/* --- the message engine -------------------------------------------------------------------- */
+/* --- a message ---------------------------------------------------------------------------- */
 
 static const struct ccree_sw_digest *soft_digest(const struct hash_ctx *h)
 {
-    return &h->prov->sw_digest[h->row];
+    return &h->e.prov->sw_digest[h->e.idx];
 }
 
 static int soft_start(struct hash_ctx *h)
@@ -83,28 +84,27 @@ static int soft_update(struct hash_ctx *h, const void *in, size_t len)
 }
 
 /* The message's whole buffer and then in, to software: the kernel failed with err before it
- * held any of the message. */
+ * held any of the message. Unlike a cipher's, the next message tries the kernel again. */
 static int to_software(struct hash_ctx *h, int err, const unsigned char *in, size_t len)
 {
-    if (!ccree_kernel_failed(h->prov, h->row, err, 0) || !soft_start(h)
+    if (!ccree_kernel_failed(h->e.prov, h->e.idx, err, 0) || !soft_start(h)
         || !soft_update(h, h->buf, h->buflen))
         return 0;
     h->buflen = 0;
     return soft_update(h, in, len);
 }
 
-/* A socket for the message's first send: 0, or -errno. */
+/* A socket for the message's first send (a digest's: one its provider kept, if any): 0, or
+ * -errno. */
 static int kernel_open(struct hash_ctx *h)
 {
-    int fd;
+    int fd = -1;
 
-    if (ccree_sock_valid(&h->op))
-        return 0;
-    fd = h->family == NONE ? ccree_pool_take(h->row, h->prov) : -1;
-    if (fd < 0 && (fd = ccree_open(h->prov, h->row, h->key, h->keylen, 0, 0)) < 0)
-        return fd;
-    ccree_sock_set(&h->op, fd);
-    return 0;
+    if (h->family == NONE && !ccree_sock_valid(&h->e.op)
+        && (fd = ccree_pool_take(h->e.idx, h->e.prov)) >= 0)
+        ccree_sock_set(&h->e.op, fd);
+    fd = ccree_engine_socket(&h->e, 0);
+    return fd < 0 ? fd : 0;
 }
 
 /* Sends the buffer and in to the kernel; on the first send a failure can still go to software. */
@@ -112,27 +112,27 @@ static int kernel_send(struct hash_ctx *h, const unsigned char *in, size_t len, 
 {
     struct iovec iov[2] = { { h->buf, h->buflen }, { (void *)in, len } };
     int first = h->state == H_START;
-    int err = first ? kernel_open(h) : ccree_sock_valid(&h->op) ? 0 : -EBADF;
+    int err = first ? kernel_open(h) : ccree_sock_valid(&h->e.op) ? 0 : -EBADF;
 
-    if (err == 0 && (err = afalg_hash_send(h->op.fd, iov, len ? 2 : 1, more)) == 0) {
+    if (err == 0 && (err = afalg_hash_send(h->e.op.fd, iov, len ? 2 : 1, more)) == 0) {
         h->state = H_KERNEL;
-        ccree_sock_track(&h->op, 1);
+        ccree_sock_track(&h->e.op, 1);
         count(h, 0, 0, h->buflen + len);
         h->buflen = 0;
         return 1;
     }
-    ccree_sock_close(&h->op); /* its state is unknown now */
+    ccree_sock_close(&h->e.op); /* its state is unknown now */
     if (first)
         return to_software(h, err, in, len);
-    CCREE_RAISE(h->prov, CCREE_R_KERNEL, "%s (%s): %s; the message is lost", hname(h),
-                h->prov->path[h->row].driver, strerror(-err));
+    CCREE_RAISE(h->e.prov, CCREE_R_KERNEL, "%s (%s): %s; the message is lost", hname(h),
+                h->e.prov->path[h->e.idx].driver, strerror(-err));
     return 0;
 }
 
 /* A message a failure lost part of: refused until the next init. */
 static int lose(struct hash_ctx *h)
 {
-    ccree_sock_close(&h->op);
+    ccree_sock_close(&h->e.op);
     h->state = H_LOST;
     return 0;
 }
@@ -149,10 +149,12 @@ void hash_restart(struct hash_ctx *h)
 {
     unsigned char md[EVP_MAX_MD_SIZE];
 
-    /* A message left unfinished in the kernel: reading the digest resets the socket. */
-    if (h->state == H_KERNEL && afalg_hash_read(h->op.fd, md, ccree_algs[h->row].mdsize) != 0)
-        ccree_sock_close(&h->op);
-    ccree_sock_track(&h->op, 0);
+    /* A message left unfinished in the kernel: reading the digest resets the socket (closed
+     * already if a MAC's row changed, maybe to none). */
+    if (h->state == H_KERNEL && ccree_sock_valid(&h->e.op)
+        && afalg_hash_read(h->e.op.fd, md, h->e.alg->mdsize) != 0)
+        ccree_sock_close(&h->e.op);
+    ccree_sock_track(&h->e.op, 0);
     h->state = H_START;
     h->finalised = 0;
     wipe(h);
@@ -207,7 +209,7 @@ static int take(struct hash_ctx *h, const unsigned char *in, size_t inl)
  * bytes), and no failure lost part of it. */
 static int can_go_on(const struct hash_ctx *h)
 {
-    if (h->family != NONE && h->key == NULL)
+    if (h->family != NONE && h->e.key == NULL)
         return hash_fail(h, CCREE_R_NO_KEY, "no key set");
     return h->state != H_LOST || hash_fail(h, CCREE_R_BAD_STATE, "a failure lost this message: init again");
 }
@@ -218,7 +220,7 @@ int hash_update(void *vctx, const unsigned char *in, size_t inl)
 
     if (h->finalised)
         return hash_fail(h, CCREE_R_FINALISED, "update after final");
-    return ccree_check_input(h->prov, hname(h), in, inl) && can_go_on(h)
+    return ccree_check_input(h->e.prov, hname(h), in, inl) && can_go_on(h)
            && (inl == 0 || take(h, in, inl) || lose(h));
 }
 
@@ -248,13 +250,13 @@ static int finish(struct hash_ctx *h, unsigned char *out, size_t *mdsize, size_t
         count(h, 1, 1, 0);
         return 1;
     }
-    if ((err = afalg_hash_read(h->op.fd, out, *mdsize)) != 0) {
+    if ((err = afalg_hash_read(h->e.op.fd, out, *mdsize)) != 0) {
         OPENSSL_cleanse(out, *mdsize);
-        CCREE_RAISE(h->prov, CCREE_R_KERNEL, "%s (%s): %s", hname(h), h->prov->path[h->row].driver,
+        CCREE_RAISE(h->e.prov, CCREE_R_KERNEL, "%s (%s): %s", hname(h), h->e.prov->path[h->e.idx].driver,
                     strerror(-err));
         return 0;
     }
-    ccree_sock_track(&h->op, 0);
+    ccree_sock_track(&h->e.op, 0);
     count(h, 0, 1, 0);
     return 1;
 }
@@ -262,19 +264,19 @@ static int finish(struct hash_ctx *h, unsigned char *out, size_t *mdsize, size_t
 int hash_final(void *vctx, unsigned char *out, size_t *outl, size_t outsz)
 {
     struct hash_ctx *h = vctx;
-    size_t mdsize = h->row == NONE ? 0 : ccree_algs[h->row].mdsize;
+    size_t mdsize = h->e.alg == NULL ? 0 : h->e.alg->mdsize;
     struct ccree_choice ch = { .timed = 0 };
 
     *outl = 0;
     if (h->finalised)
         return hash_fail(h, CCREE_R_FINALISED, "final twice");
     /* A MAC the table lacks checks its size in software: here, at least a byte. */
-    if (!ccree_check_room(h->prov, hname(h), out, mdsize ? mdsize : 1, outsz) || !can_go_on(h))
+    if (!ccree_check_room(h->e.prov, hname(h), out, mdsize ? mdsize : 1, outsz) || !can_go_on(h))
         return 0;
     if ((h->state == H_START && !start_whole(h, &ch)) || !finish(h, out, &mdsize, outsz))
         return lose(h);
     if (ch.timed && ch.kernel == (h->state == H_KERNEL))
-        ccree_ran(h->prov, &ch);
+        ccree_ran(h->e.prov, &ch);
     h->state = H_START;
     h->finalised = 1;
     wipe(h);
@@ -289,13 +291,12 @@ void hash_freectx(void *vctx)
     if (h == NULL)
         return;
     if (h->family == NONE && h->state != H_KERNEL)
-        ccree_pool_put(h->row, h->prov, &h->op);
-    ccree_sock_close(&h->op);
+        ccree_pool_put(h->e.idx, h->e.prov, &h->e.op);
+    ccree_engine_free(&h->e);
     if (h->soft_md != NULL)
         soft_digest(h)->freectx(h->soft_md);
     EVP_MAC_CTX_free(h->soft_mac);
     OPENSSL_clear_free(h->buf, h->used);
-    OPENSSL_clear_free(h->key, h->keylen);
     OPENSSL_free(h);
 }
 
@@ -307,24 +308,23 @@ void *hash_dupctx(void *vctx)
     if (d == NULL)
         return NULL;
     *d = *s;
-    ccree_sock_init(&d->op);
-    d->buf = d->key = NULL;
+    d->buf = NULL;
     d->soft_md = NULL;
     d->soft_mac = NULL;
-    if ((s->buf != NULL && (d->buf = OPENSSL_memdup(s->buf, s->size)) == NULL)
-        || (s->key != NULL && (d->key = OPENSSL_memdup(s->key, s->keylen + 1)) == NULL)
+    if (!ccree_engine_dup(&d->e, &s->e)
+        || (s->buf != NULL && (d->buf = OPENSSL_memdup(s->buf, s->size)) == NULL)
         || (s->soft_mac != NULL && (d->soft_mac = EVP_MAC_CTX_dup(s->soft_mac)) == NULL)
         || (s->soft_md != NULL && (d->soft_md = soft_digest(s)->dupctx(s->soft_md)) == NULL))
         goto err;
     if (s->state == H_KERNEL) {
         /* accept() on a hash op socket clones the message state. */
-        if ((fd = ccree_sock_valid(&s->op) ? afalg_clone(s->op.fd) : -EBADF) < 0) {
-            CCREE_RAISE(s->prov, CCREE_R_KERNEL, "%s: cannot copy the kernel state: %s", hname(s),
+        if ((fd = ccree_sock_valid(&s->e.op) ? afalg_clone(s->e.op.fd) : -EBADF) < 0) {
+            CCREE_RAISE(s->e.prov, CCREE_R_KERNEL, "%s: cannot copy the kernel state: %s", hname(s),
                         strerror(-fd));
             goto err;
         }
-        ccree_sock_set(&d->op, fd);
-        ccree_sock_track(&d->op, 1);
+        ccree_sock_set(&d->e.op, fd);
+        ccree_sock_track(&d->e.op, 1);
     }
     return d;
 err:
@@ -338,11 +338,9 @@ struct hash_ctx *hash_newctx(struct ccree_prov *p, size_t row, size_t family)
 
     if (h == NULL)
         return NULL;
-    h->prov = p;
-    h->row = row;
+    ccree_engine_init(&h->e, p, row);
     h->family = family;
     h->cap = p->offload_min != CCREE_AUTO && p->offload_min > HBUF ? p->offload_min : HBUF;
-    ccree_sock_init(&h->op);
     return h;
 }
 
@@ -353,7 +351,7 @@ static int digest_init(void *vctx, const OSSL_PARAM params[])
     struct hash_ctx *h = vctx;
 
     (void)params;
-    if (!ccree_check_path(h->prov, h->row))
+    if (!ccree_check_path(h->e.prov, h->e.idx))
         return 0;
     hash_restart(h);
     return 1;

@@ -1,7 +1,7 @@
 /*
- * The MACs HMAC and CMAC on the message engine (hash.c). A MAC keeps the default provider's MAC
- * beside it, keyed and configured as itself: it validates every setting and serves what the
- * kernel does not.
+ * The MACs HMAC and CMAC, their messages as a digest's (hash.c). A MAC keeps the default
+ * provider's MAC beside it, keyed and configured as itself: it validates every setting and
+ * serves what the kernel does not.
  */
 #include <stdint.h>
 #include <string.h>
@@ -24,12 +24,12 @@ static size_t find_row(struct hash_ctx *h, const char *name, const char **props)
     EVP_MD *md = NULL;
     size_t i;
 
-    if ((*props = ccree_software(h->prov, op, name)) == NULL)
+    if ((*props = ccree_software(h->e.prov, op, name)) == NULL)
         return NONE;
     if (op == CCREE_OP_CIPHER)
-        c = EVP_CIPHER_fetch(h->prov->libctx, name, *props);
+        c = EVP_CIPHER_fetch(h->e.prov->libctx, name, *props);
     else
-        md = EVP_MD_fetch(h->prov->libctx, name, *props);
+        md = EVP_MD_fetch(h->e.prov->libctx, name, *props);
     for (i = h->family; i < CCREE_NALGS && strcmp(ccree_algs[i].names, ccree_algs[h->family].names) == 0;
          i++)
         if (c != NULL ? EVP_CIPHER_is_a(c, ccree_algs[i].under) : EVP_MD_is_a(md, ccree_algs[i].under))
@@ -45,19 +45,12 @@ static const char *const sw_settings[] = { OSSL_MAC_PARAM_TLS_DATA_SIZE, OSSL_MA
 
 static int set_key(struct hash_ctx *h, const OSSL_PARAM *p)
 {
-    unsigned char *key;
-
     if (p->data == NULL) /* as the default provider: the key stays */
         return 1;
-    if ((key = OPENSSL_malloc(p->data_size + 1)) == NULL) /* an empty key is a key */
-        return hash_fail(h, CCREE_R_SOFTWARE, "no memory");
-    if (p->data_size > 0)
-        memcpy(key, p->data, p->data_size);
-    OPENSSL_clear_free(h->key, h->keylen);
-    h->key = key;
-    h->keylen = p->data_size;
-    ccree_sock_close(&h->op); /* the kernel socket holds the old key */
-    h->row = h->next_row; /* as the default provider: a digest or cipher takes effect with a key */
+    if (!ccree_engine_key(&h->e, p->data, p->data_size)) /* an empty key is a key */
+        return 0;
+    /* as the default provider: the digest or cipher named takes effect with a key */
+    ccree_engine_row(&h->e, h->next_row);
     hash_restart(h);
     return 1;
 }
@@ -90,13 +83,13 @@ static int to_sw(struct hash_ctx *h, const OSSL_PARAM params[], OSSL_PARAM *sw, 
     }
     /* Properties asked for must find the digest or cipher, as in the default provider. */
     if (*name != NULL && asked != NULL
-        && !ccree_fetchable(h->prov, ccree_under(h->family), *name, asked))
+        && !ccree_fetchable(h->e.prov, ccree_under(h->family), *name, asked))
         return hash_fail(h, CCREE_R_BAD_PARAM, "no such digest or cipher with these properties");
     if (props != NULL)
         sw[n++] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_PROPERTIES, (char *)props, 0);
     sw[n] = OSSL_PARAM_construct_end();
     if (n > 0 && !EVP_MAC_CTX_set_params(h->soft_mac, sw)) {
-        CCREE_RAISE(h->prov, CCREE_R_BAD_PARAM, "%s: %s %s", ccree_algs[h->family].names,
+        CCREE_RAISE(h->e.prov, CCREE_R_BAD_PARAM, "%s: %s %s", ccree_algs[h->family].names,
                     *name != NULL ? under : "settings", *name != NULL ? *name : "refused");
         return 0;
     }
@@ -134,9 +127,7 @@ static int mac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     OPENSSL_free(sw);
     if (!ok && OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY) != NULL && !sw_keyed(h)) {
         /* the default provider's MAC refused the key and kept none (CMAC): neither do we */
-        OPENSSL_clear_free(h->key, h->keylen);
-        h->key = NULL;
-        h->keylen = 0;
+        ccree_engine_drop_key(&h->e);
     }
     if (!ok)
         return 0;
@@ -159,10 +150,10 @@ static int mac_init(void *vctx, const unsigned char *key, size_t keylen, const O
 
     if (!mac_set_ctx_params(h, params) || (key != NULL && !mac_set_ctx_params(h, k)))
         return 0;
-    kernel = h->row != NONE && !h->sw_only;
-    if (!kernel && !h->prov->fallback)
+    kernel = h->e.alg != NULL && !h->sw_only;
+    if (!kernel && !h->e.prov->fallback)
         return hash_fail(h, CCREE_R_NOT_OFFLOADED, "these settings run in software");
-    if (kernel && !ccree_check_path(h->prov, h->row))
+    if (kernel && !ccree_check_path(h->e.prov, h->e.idx))
         return 0;
     if (!EVP_MAC_init(h->soft_mac, NULL, 0, NULL))
         return hash_fail(h, CCREE_R_SOFTWARE, "cannot start the MAC: is it keyed?");

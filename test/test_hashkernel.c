@@ -3,7 +3,8 @@
  * poisoned output, against the default provider, with the counters showing the path; a kernel
  * that fails (this program stands in for sendmsg, recv and accept4: ccree.so binds to its
  * exported definitions) never gives a wrong result with success, and with fallback = no every
- * call fails; offload-min = auto does not time socket set-up.
+ * call fails; an HMAC left unfinished in the kernel takes a digest the table lacks; offload-min =
+ * auto does not time socket set-up.
  * Usage: test_hashkernel STRICT_CNF AUTO_CNF, with OPENSSL_CONF drivers = any, offload-min = 0.
  * Without AF_ALG only the short messages run (in software).
  */
@@ -375,6 +376,36 @@ static void strict_after_init(void **state)
                  ran ? "ran in software" : "failed without ccree's error");
 }
 
+/*
+ * An HMAC message left unfinished in the kernel, then init with a key and a digest ccree's table
+ * lacks: the next message runs in software, right.
+ */
+static void unfinished_then_other_digest(void **state)
+{
+    static const struct alg sha3 = { "HMAC", "SHA3-256", "HMAC-SHA3-256" };
+    const struct alg *a = &algs[7]; /* HMAC-SHA2-256 */
+    OSSL_PARAM p[] = { OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA3-256", 0), OSSL_PARAM_END };
+    OSSL_PROVIDER *prov;
+    tu_alg_info before, after;
+    unsigned char out[64];
+    struct ctx c;
+    size_t n;
+
+    (void)state;
+    if (!kernel)
+        skip();
+    prov = OSSL_PROVIDER_load(NULL, "ccree");
+    before = tu_alg(prov, a->row);
+    assert_true(start(NULL, a, "provider=ccree", &c) && update(&c, in, 20000));
+    after = tu_alg(prov, a->row);
+    assert_int_equal(after.offload_bytes - before.offload_bytes, 20000); /* in the kernel */
+    assert_true(EVP_MAC_init(c.mac, key, 32, p) && update(&c, in, 100));
+    n = final(&c, out);
+    done(&c);
+    OSSL_PROVIDER_unload(prov);
+    assert_true(right(&sha3, 0, 100, out, n));
+}
+
 /* --- offload-min = auto: what is timed ---------------------------------------------------- */
 
 /* The kernel's time (ns) for row's requests of the class starting at bytes, or 0. */
@@ -424,6 +455,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = { cmocka_unit_test(short_lengths), cmocka_unit_test(failing_kernel),
                                         cmocka_unit_test(strict_after_init),
+                                        cmocka_unit_test(unfinished_then_other_digest),
                                         cmocka_unit_test(setup_not_timed) };
     OSSL_PROVIDER *prov = OSSL_PROVIDER_load(NULL, "ccree");
     size_t i;
