@@ -324,6 +324,8 @@ static int ccm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
     if (out == NULL && in == NULL) {
         if (!ccm_length_fits(c, len))
             return 0;
+        if (c->data_done) /* an encryption's next message, same nonce, as ccm_set_iv starts */
+            aead_new_message(c);
         if (c->msg != MSG_AAD || c->naad > 0) { /* announced late: as the default provider */
             if (!aead_to_stream(c) || !aead_sw_update(c, NULL, NULL, len))
                 return aead_fail(c, CCREE_R_SOFTWARE, "length in the default provider");

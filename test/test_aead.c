@@ -1247,6 +1247,39 @@ static void ccm_no_input(void **state)
         }
 }
 
+/*
+ * CCM encryption after its data (a one-shot, or streamed in the default provider after AAD in
+ * two updates): a length again starts the next message under the same nonce, as in the
+ * default provider (ccm_set_iv). The first message's data is longer than all the context kept
+ * of it (its AAD).
+ */
+static void ccm_length_after_data(void **state)
+{
+    static const char *const ccms[] = { "AES-128-CCM", "AES-256-CCM" };
+    static const unsigned char iv[7] = { 3, 1, 4 };
+    struct pair p;
+    size_t a;
+    int streamed;
+
+    (void)state;
+    for (a = 0; a < sizeof(ccms) / sizeof(ccms[0]); a++)
+        for (streamed = 0; streamed < 2; streamed++) {
+            pair_open(&p, ccms[a], 1);
+            both_init(&p, NULL, iv, 1);
+            both_update(&p, 0, NULL, 4000, 0);
+            both_update(&p, 0, aad, 1, 0);
+            if (streamed)
+                both_update(&p, 0, aad + 1, 1, 0);
+            both_update(&p, 1, msg, 4000, 0);
+            both_update(&p, 0, NULL, 32, 0);
+            both_update(&p, 0, aad, 3, 0);
+            both_update(&p, 1, msg, 32, 0);
+            if (both_final(&p))
+                both_get_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, 12);
+            pair_close(&p);
+        }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -1257,6 +1290,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(tls12_overlap),        cmocka_unit_test(tls13), cmocka_unit_test(nonce_reuse),
         cmocka_unit_test(ivgen),        cmocka_unit_test(empty_outputs), cmocka_unit_test(offload),
         cmocka_unit_test(ccm_final_without_data), cmocka_unit_test(ccm_no_input),
+        cmocka_unit_test(ccm_length_after_data),
     };
     const char *s = getenv("CCREE_TEST_SEED");
     tu_rng r;
