@@ -25,9 +25,16 @@ static int aead_init(struct aead_ctx *c, const unsigned char *key, size_t keylen
 
     if (!ccree_check_path(c->e.prov, c->e.idx))
         return 0;
+    /* Neither key nor IV: the message goes on, in the default provider too if it holds it. */
+    if (key == NULL && iv == NULL && c->msg == MSG_STREAM && enc != c->enc) {
+        if (!(enc ? c->e.soft->einit : c->e.soft->dinit)(c->e.sw, NULL, 0, NULL, 0, NULL))
+            return aead_fail(c, CCREE_R_SOFTWARE, "cannot turn the default provider's direction");
+        c->e.sw_enc = enc;
+    }
     c->enc = enc;
     if (iv != NULL) {
-        if (c->gcm ? ivlen == 0 || ivlen > GCM_IV_MAX : ivlen != c->ivlen) {
+        if (c->mode->iv_sets_len ? ivlen < c->mode->iv_min || ivlen > c->mode->iv_max
+                                 : ivlen != c->ivlen) {
             CCREE_RAISE(c->e.prov, CCREE_R_BAD_IV_LENGTH, "%s: %zu bytes", c->e.alg->kname, ivlen);
             return 0;
         }
@@ -44,7 +51,7 @@ static int aead_init(struct aead_ctx *c, const unsigned char *key, size_t keylen
         c->ktaglen = c->taglen;
         if (iv == NULL && spent)
             c->ivstate = IV_USED;
-        if (c->gcm) /* as the default provider: GCM's next TLS record needs its tlsaad again */
+        if (c->mode->tlsaad_once) /* as the default provider: the next record needs a tlsaad */
             c->tls = 0;
         aead_new_message(c);
     }
@@ -69,11 +76,11 @@ static int aead_update(void *vctx, unsigned char *out, size_t *outl, size_t outs
     struct aead_ctx *c = vctx;
 
     *outl = 0;
-    if (c->gcm && inl == 0)
+    if (c->mode->streams && inl == 0)
         return 1;
-    /* The hot path: GCM data of a message the default provider holds, one call of its update
-     * (counted first); anything else as aead_message takes it. */
-    if (c->gcm && c->msg == MSG_STREAM && !c->tls && c->ivstate == IV_SET && inl <= INT_MAX
+    /* The hot path: data streamed in a message the default provider holds, one call of its
+     * update (counted first); anything else as aead_message takes it. */
+    if (c->mode->streams && c->msg == MSG_STREAM && !c->tls && c->ivstate == IV_SET && inl <= INT_MAX
         && ccree_buffers_fine(out, 0, inl, outsize, in, inl)) {
         c->datalen += inl;
         ccree_count(c->e.idx, 1, 1, inl);
@@ -103,7 +110,7 @@ static int aead_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outs
 
     if (!aead_message(c, out, outl, outsize, in, inl, in == NULL))
         return 0;
-    if (in != NULL || c->gcm || !c->e.prov->sw_final_seals_empty[c->e.idx])
+    if (in != NULL || !c->e.prov->sw_final_seals_empty[c->e.idx])
         *outl = inl;
     return 1;
 }
@@ -144,22 +151,17 @@ static int set_octets(OSSL_PARAM *p, const unsigned char *v, size_t len)
     return OSSL_PARAM_set_octet_string(p, v, len) || OSSL_PARAM_set_octet_ptr(p, v, len);
 }
 
-static int get_tag(struct aead_ctx *c, OSSL_PARAM *p)
+int aead_give_tag(struct aead_ctx *c, OSSL_PARAM *p, int computed, size_t len)
 {
     size_t sz = p->data_size;
 
-    if (!c->enc || (c->gcm ? c->taglen == 0 : !c->tagset))
+    if (!c->enc || !computed)
         return aead_fail(c, CCREE_R_BAD_TAG, "no tag computed");
     if (p->data_type != OSSL_PARAM_OCTET_STRING || sz == 0 || sz > TAG_MAX
-        || (!c->gcm && sz != c->taglen))
+        || (len != 0 && sz != len))
         return aead_fail(c, CCREE_R_BAD_TAG, "bad tag length asked for");
     if (!OSSL_PARAM_set_octet_string(p, c->tag, sz))
         return aead_fail(c, CCREE_R_BAD_PARAM, "cannot return the tag");
-    if (!c->gcm) { /* as the default provider: the message is done */
-        c->tagset = 0;
-        c->ivstate = IV_NONE;
-        c->msglen_set = 0;
-    }
     return 1;
 }
 
@@ -199,7 +201,7 @@ static int aead_get_ctx_params(void *vctx, OSSL_PARAM params[])
         if (strcmp(p->key, OSSL_CIPHER_PARAM_IV) != 0
             && strcmp(p->key, OSSL_CIPHER_PARAM_UPDATED_IV) != 0)
             continue;
-        if (c->gcm && c->ivstate == IV_NONE && !aead_gcm_new_iv(c))
+        if (c->ivstate == IV_NONE && c->mode->new_iv != NULL && !c->mode->new_iv(c))
             return 0;
         memcpy(c->ivout, c->iv, c->ivlen);
         if (c->gen_next) /* the default provider has counted up the nonce it gave out */
@@ -207,7 +209,8 @@ static int aead_get_ctx_params(void *vctx, OSSL_PARAM params[])
         if ((p->data != NULL && p->data_size < c->ivlen) || !set_octets(p, c->ivout, c->ivlen))
             return aead_fail(c, CCREE_R_BAD_IV_LENGTH, "IV buffer too small");
     }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL && !get_tag(c, p))
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL
+        && !c->mode->get_tag(c, p))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN)) != NULL
         && !get_ivgen(c, p))
@@ -222,7 +225,7 @@ static int set_tag(struct aead_ctx *c, const OSSL_PARAM *p)
     if (p->data_type != OSSL_PARAM_OCTET_STRING || sz < c->mode->tag_min || sz > TAG_MAX
         || (sz & 1 && !c->mode->tag_odd))
         return aead_fail(c, CCREE_R_BAD_TAG, "bad tag length");
-    if (p->data == NULL && c->gcm)
+    if (p->data == NULL && !c->mode->tag_len_alone)
         return aead_fail(c, CCREE_R_BAD_TAG, "no tag given");
     if (p->data != NULL) {
         if (c->enc)
@@ -234,7 +237,7 @@ static int set_tag(struct aead_ctx *c, const OSSL_PARAM *p)
         return aead_fail(c, CCREE_R_BAD_STATE, "the data failed authentication and was withheld");
     c->taglen = sz;
     /* A new tag after a one-shot decryption: verified again, in software. */
-    if (c->msg == MSG_ONESHOT && c->gcm && !aead_to_stream(c))
+    if (c->msg == MSG_ONESHOT && c->mode->keeps_data && !aead_to_stream(c))
         return 0;
     return c->msg != MSG_STREAM || aead_sw_set_tag(c, p->data, sz);
 }
@@ -253,7 +256,7 @@ static int set_ivlen(struct aead_ctx *c, const OSSL_PARAM *p)
 
 static int set_tls_aad(struct aead_ctx *c, const OSSL_PARAM *p)
 {
-    size_t len, tail = c->gcm ? TAG_MAX : c->taglen;
+    size_t len, tail = c->mode->tls_taglen != 0 ? c->mode->tls_taglen : c->taglen;
 
     if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data_size != TLS_AAD)
         return aead_fail(c, CCREE_R_BAD_PARAM, "TLS AAD is 13 bytes");
@@ -369,8 +372,7 @@ void *ccree_aead_newctx(struct ccree_prov *p, size_t idx)
     if (c == NULL)
         return NULL;
     ccree_engine_init(&c->e, p, idx);
-    c->gcm = c->e.alg->mode == EVP_CIPH_GCM_MODE;
-    c->mode = c->gcm ? &aead_gcm_mode : &aead_ccm_mode;
+    c->mode = c->e.alg->mode == EVP_CIPH_GCM_MODE ? &aead_gcm_mode : &aead_ccm_mode;
     c->ivlen = c->mode->ivlen;
     c->taglen = c->mode->taglen;
     return c;

@@ -21,7 +21,7 @@ enum { MSG_AAD, MSG_ONESHOT, MSG_STREAM, MSG_FAILED };
 struct aead_ctx {
     struct ccree_engine e;
     const struct aead_mode *mode; /* what a call does */
-    int gcm, enc;
+    int enc;
     unsigned char iv[GCM_IV_MAX];
     size_t ivlen;
     int ivstate;
@@ -70,6 +70,21 @@ struct aead_mode {
     size_t iv_min, iv_max;   /* the IV lengths that can be set */
     size_t tag_min, tag_odd; /* the tag lengths that can be set: tag_min to TAG_MAX, odd ones? */
     int ivlen_voids;         /* what a new IV length leaves of an IV set: IV_USED or IV_NONE */
+    /* The default provider's rules that differ (GCM's; CCM's where marked): */
+    int iv_sets_len;   /* an init's IV has any length from iv_min to iv_max, and sets it
+                        * (CCM: the length set) */
+    int streams;       /* AAD and data come in any number of updates, an empty one no step
+                        * (CCM: each in one) */
+    int keeps_data;    /* a one-shot's data is kept: the message can go on */
+    int new_drops_tag; /* a new message drops the tag given for the last */
+    int tag_len_alone; /* CCM: a tag length is set without a tag */
+    int data_verifies; /* CCM: a decryption's data is checked against its tag as it comes */
+    int tlsaad_once;   /* a tlsaad is spent by its record, even one refused, and by a key */
+    size_t tls_taglen; /* a TLS record's tag length (0: the tag length set) */
+    /* An encryption's tag, got as OSSL_CIPHER_PARAM_AEAD_TAG; the IV for a message started
+     * without one (NULL: refused). */
+    int (*get_tag)(struct aead_ctx *c, OSSL_PARAM *p);
+    int (*new_iv)(struct aead_ctx *c);
     /* The kernel's: the IV as it takes it (into 16 bytes: its length), the only IV length it
      * takes (0: any) and the tag lengths (a bit each). */
     size_t (*kernel_iv)(const struct aead_ctx *c, unsigned char kiv[16]);
@@ -82,7 +97,7 @@ extern const struct aead_mode aead_gcm_mode, aead_ccm_mode;
 int aead_fail(struct aead_ctx *c, int reason, const char *what);
 /* The message buffer holds at least n bytes. */
 int aead_reserve(struct aead_ctx *c, size_t n);
-/* What this message kept of its data goes: a one-shot GCM encryption's plaintext. */
+/* What this message kept of its data goes: a one-shot encryption's plaintext. */
 void aead_forget_data(struct aead_ctx *c);
 void aead_new_message(struct aead_ctx *c);
 /* The path of a message of total bytes: 1 the kernel, 0 software (timed where both can). */
@@ -117,8 +132,8 @@ int aead_sw_gcm_final(struct aead_ctx *c, unsigned char *tag, size_t taglen);
  * record or by the mode; out (NULL: in is AAD) holds outsize bytes. */
 int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
                  const unsigned char *in, size_t len, int final);
-/* No IV set: an encryption gets a random one, as in the default provider. */
-int aead_gcm_new_iv(struct aead_ctx *c);
+/* A tag an encryption computed (if computed), len bytes (0: any up to TAG_MAX), into p. */
+int aead_give_tag(struct aead_ctx *c, OSSL_PARAM *p, int computed, size_t len);
 
 /* The 64-bit counter that ends a TLS nonce, counted up. */
 static inline void aead_ctr64_inc(unsigned char *counter)

@@ -25,7 +25,8 @@ static int gcm_iv_generate(struct aead_ctx *c)
     return 1;
 }
 
-int aead_gcm_new_iv(struct aead_ctx *c)
+/* No IV set: an encryption gets a random one, as in the default provider. */
+static int gcm_new_iv(struct aead_ctx *c)
 {
     return c->enc && !c->tls ? gcm_iv_generate(c) : aead_fail(c, CCREE_R_BAD_STATE, "no IV set");
 }
@@ -35,9 +36,9 @@ static int gcm_final(struct aead_ctx *c)
     size_t taglen = c->enc ? TAG_MAX : c->taglen;
     int ok;
 
-    c->ivstate = IV_USED;
-    if (taglen == 0)
+    if (taglen == 0) /* as in the default provider, the IV is not spent */
         return aead_fail(c, CCREE_R_BAD_TAG, "no tag set for decryption");
+    c->ivstate = IV_USED;
     if (c->msg == MSG_FAILED)
         return aead_fail(c, CCREE_R_BAD_DECRYPT, "tag mismatch");
     if (c->msg == MSG_ONESHOT) {
@@ -49,7 +50,8 @@ static int gcm_final(struct aead_ctx *c)
     ok = c->msg == MSG_STREAM
              ? aead_sw_gcm_final(c, c->tag, taglen)
              : aead_oneshot_final(c, c->buf, c->aadlen, NULL, NULL, 0, c->tag, taglen);
-    c->taglen = taglen;
+    if (ok > 0) /* an encryption's tag, computed */
+        c->taglen = taglen;
     return ok < 0 ? aead_fail(c, CCREE_R_BAD_DECRYPT, "tag mismatch") : ok;
 }
 
@@ -186,7 +188,7 @@ static int gcm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
     (void)final;
     if (c->ivstate == IV_USED)
         return aead_fail(c, CCREE_R_BAD_STATE, "the IV is used: set a new one");
-    if (c->ivstate == IV_NONE && !aead_gcm_new_iv(c))
+    if (c->ivstate == IV_NONE && !gcm_new_iv(c))
         return 0;
     if (in == NULL)
         return gcm_final(c);
@@ -198,7 +200,20 @@ static int gcm_message(struct aead_ctx *c, unsigned char *out, size_t *outl,
     return 1;
 }
 
+/* The tag, once final computed it, at any length. */
+static int gcm_get_tag(struct aead_ctx *c, OSSL_PARAM *p)
+{
+    return aead_give_tag(c, p, c->taglen != 0, 0);
+}
+
 /* --- CCM ----------------------------------------------------------------------------------- */
+
+/* As in the default provider, a message is done: its IV and length are spent. */
+static void ccm_done(struct aead_ctx *c)
+{
+    c->ivstate = IV_NONE;
+    c->msglen_set = 0;
+}
 
 static int ccm_length_fits(struct aead_ctx *c, size_t len)
 {
@@ -229,10 +244,8 @@ static int ccm_data(struct aead_ctx *c, unsigned char *out, const unsigned char 
     c->datalen = len;
     c->data_done = 1;
     c->tagset = c->enc;
-    if (!c->enc) { /* as the default provider: this message is done */
-        c->ivstate = IV_NONE;
-        c->msglen_set = 0;
-    }
+    if (!c->enc)
+        ccm_done(c);
     return 1;
 }
 
@@ -263,10 +276,19 @@ static int ccm_final(struct aead_ctx *c)
         ERR_set_mark();
         c->tagset = c->e.soft->get_ctx_params(c->e.sw, tag);
         ERR_pop_to_mark();
-    } else { /* as after the data: this message is done */
-        c->ivstate = IV_NONE;
-        c->msglen_set = 0;
+    } else { /* as after the data */
+        ccm_done(c);
     }
+    return 1;
+}
+
+/* The tag computed with the data, at its length: getting it ends the message. */
+static int ccm_get_tag(struct aead_ctx *c, OSSL_PARAM *p)
+{
+    if (!aead_give_tag(c, p, c->tagset, c->taglen))
+        return 0;
+    c->tagset = 0;
+    ccm_done(c);
     return 1;
 }
 
@@ -354,8 +376,8 @@ int aead_message(struct aead_ctx *c, unsigned char *out, size_t *outl, size_t ou
     *outl = 0; /* room for what the call writes: AAD (out NULL) writes nothing */
     if (!ccree_check_room(c->e.prov, c->e.alg->kname, out, out != NULL ? len : 0, outsize))
         return 0;
-    if (record && c->gcm) { /* as in the default provider: a GCM record, even refused, spends
-                             * its tlsaad and IV */
+    if (record && c->mode->tlsaad_once) { /* as in the default provider: a GCM record, even
+                                           * refused, spends its tlsaad and IV */
         c->tls = 0;
         c->ivstate = IV_USED;
     }
@@ -374,6 +396,8 @@ const struct aead_mode aead_gcm_mode = {
     .message = gcm_message, .record = gcm_record, .tls_fixed = gcm_tls_fixed,
     .sw_start = aead_gcm_sw_start, .sw_seal = aead_gcm_sw_seal, .ivlen = 12, .taglen = 0,
     .iv_min = 1, .iv_max = GCM_IV_MAX, .tag_min = 1, .tag_odd = 1, .ivlen_voids = IV_USED,
+    .iv_sets_len = 1, .streams = 1, .keeps_data = 1, .new_drops_tag = 1, .tlsaad_once = 1,
+    .tls_taglen = TAG_MAX, .get_tag = gcm_get_tag, .new_iv = gcm_new_iv,
     .kernel_iv = gcm_kernel_iv, .kernel_ivlen = 12,
     /* the tag lengths of the kernel's crypto_gcm_check_authsize */
     .kernel_tags = 1u << 4 | 1u << 8 | 1u << 12 | 1u << 13 | 1u << 14 | 1u << 15 | 1u << 16,
@@ -382,5 +406,6 @@ const struct aead_mode aead_ccm_mode = {
     .message = ccm_message, .record = ccm_record, .tls_fixed = ccm_tls_fixed,
     .sw_start = aead_ccm_sw_start, .sw_seal = aead_ccm_sw_seal, .ivlen = 7, .taglen = 12,
     .iv_min = 7, .iv_max = 13, .tag_min = 4, .tag_odd = 0, .ivlen_voids = IV_NONE,
+    .tag_len_alone = 1, .data_verifies = 1, .get_tag = ccm_get_tag,
     .kernel_iv = ccm_kernel_iv, .kernel_ivlen = 0, .kernel_tags = ~0u, /* all CCM's */
 };

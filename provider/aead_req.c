@@ -41,14 +41,14 @@ int aead_reserve(struct aead_ctx *c, size_t n)
 
 void aead_forget_data(struct aead_ctx *c)
 {
-    if (c->gcm && c->datalen > 0 && c->msg == MSG_ONESHOT)
+    if (c->mode->keeps_data && c->datalen > 0 && c->msg == MSG_ONESHOT)
         OPENSSL_cleanse(c->buf + c->aadlen, c->datalen);
 }
 
 void aead_new_message(struct aead_ctx *c)
 {
     aead_forget_data(c);
-    if (c->gcm)
+    if (c->mode->new_drops_tag)
         c->tagset = 0;
     c->msg = MSG_AAD;
     c->naad = c->aadlen = c->datalen = 0;
@@ -181,7 +181,8 @@ static int sw_aad(struct aead_ctx *c, const unsigned char *aad, size_t len)
 int aead_sw_data(struct aead_ctx *c, unsigned char *out, const unsigned char *in, size_t len)
 {
     if (!aead_sw_update(c, out, in, len))
-        return aead_fail(c, c->gcm || c->enc ? CCREE_R_SOFTWARE : CCREE_R_BAD_DECRYPT,
+        return aead_fail(c, c->mode->data_verifies && !c->enc ? CCREE_R_BAD_DECRYPT
+                                                               : CCREE_R_SOFTWARE,
                          "data in the default provider");
     ccree_count(c->e.idx, 1, 1, len);
     return 1;
@@ -335,7 +336,7 @@ int aead_to_stream(struct aead_ctx *c)
 int aead_add_aad(struct aead_ctx *c, const unsigned char *aad, size_t len)
 {
     if (c->msg == MSG_AAD && c->aadlen + len + TAG_MAX <= AFALG_MAX_REQUEST
-        && (c->gcm || c->naad == 0)) {
+        && (c->mode->streams || c->naad == 0)) {
         if (!aead_reserve(c, c->aadlen + len))
             return aead_fail(c, CCREE_R_SOFTWARE, "no memory");
         memcpy(c->buf + c->aadlen, aad, len);

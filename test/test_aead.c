@@ -1280,6 +1280,59 @@ static void ccm_length_after_data(void **state)
         }
 }
 
+/*
+ * Where GCM and CCM differ, in lockstep: an empty update before any key (GCM's is no step);
+ * a decryption verified whole with its tag set first, then given a tag again (wrong, or the
+ * same) before final, which checks the tag it then holds; a decryption that becomes an
+ * encryption.
+ */
+static void mode_rules(void **state)
+{
+    static unsigned char ct[64], tag[16], wrong[16] = { 1 };
+    unsigned char iv[12] = { 4, 2 };
+    size_t a;
+    int again;
+    struct pair p;
+
+    (void)state;
+    for (a = 0; a < NALGS; a++) {
+        pair_open_with(&p, algs[a], 1, NULL);
+        both_update(&p, 1, msg, 0, 0);
+        pair_close(&p);
+        for (again = 0; again < 2 && !is_ccm(algs[a]); again++) {
+            seal(algs[a], 12, 16, iv, 5, 64, ct, tag);
+            pair_open(&p, algs[a], 0);
+            both_init(&p, NULL, iv, 0);
+            both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, tag, 16);
+            both_update(&p, 0, aad, 5, 0);
+            both_update(&p, 1, ct, 64, 0);
+            both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, again ? tag : wrong, 16);
+            both_final(&p);
+            pair_close(&p);
+        }
+        /* A decryption turned into an encryption (an init with neither key nor IV): streamed,
+         * or after a final refused for want of a tag; its final, then its tag. */
+        for (again = 0; again < 2 && !is_ccm(algs[a]); again++) {
+            pair_open(&p, algs[a], 0);
+            both_init(&p, NULL, iv, 0);
+            if (again) {
+                both_final(&p);
+            } else {
+                both_update(&p, 0, aad, 5, 0);
+                both_update(&p, 1, msg, 16, 0);
+            }
+            both_init(&p, NULL, NULL, 1);
+            if (again) {
+                both_update(&p, 0, aad, 5, 0);
+                both_update(&p, 1, msg, 16, 0);
+            }
+            both_final(&p);
+            both_get_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, 16);
+            pair_close(&p);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -1290,7 +1343,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(tls12_overlap),        cmocka_unit_test(tls13), cmocka_unit_test(nonce_reuse),
         cmocka_unit_test(ivgen),        cmocka_unit_test(empty_outputs), cmocka_unit_test(offload),
         cmocka_unit_test(ccm_final_without_data), cmocka_unit_test(ccm_no_input),
-        cmocka_unit_test(ccm_length_after_data),
+        cmocka_unit_test(ccm_length_after_data), cmocka_unit_test(mode_rules),
     };
     const char *s = getenv("CCREE_TEST_SEED");
     tu_rng r;
