@@ -51,8 +51,6 @@ static int aead_init(struct aead_ctx *c, const unsigned char *key, size_t keylen
         c->ktaglen = c->taglen;
         if (iv == NULL && spent)
             c->ivstate = IV_USED;
-        if (c->mode->tlsaad_once) /* as the default provider: the next record needs a tlsaad */
-            c->tls = 0;
         aead_new_message(c);
     }
     return aead_set_ctx_params(c, params);
@@ -201,8 +199,8 @@ static int aead_get_ctx_params(void *vctx, OSSL_PARAM params[])
         if (strcmp(p->key, OSSL_CIPHER_PARAM_IV) != 0
             && strcmp(p->key, OSSL_CIPHER_PARAM_UPDATED_IV) != 0)
             continue;
-        if (c->ivstate == IV_NONE && c->mode->new_iv != NULL && !c->mode->new_iv(c))
-            return 0;
+        if (c->ivstate == IV_NONE && c->mode->iv_read_set)
+            return aead_fail(c, CCREE_R_BAD_STATE, "no IV set");
         memcpy(c->ivout, c->iv, c->ivlen);
         if (c->gen_next) /* the default provider has counted up the nonce it gave out */
             aead_ctr64_inc(c->ivout + c->ivlen - TLS_EXPLICIT);

@@ -79,12 +79,11 @@ struct aead_mode {
     int new_drops_tag; /* a new message drops the tag given for the last */
     int tag_len_alone; /* CCM: a tag length is set without a tag */
     int data_verifies; /* CCM: a decryption's data is checked against its tag as it comes */
-    int tlsaad_once;   /* a tlsaad is spent by its record, even one refused, and by a key */
+    int tlsaad_once;   /* a tlsaad is spent by its record, even one refused */
+    int iv_read_set;   /* the IV can be read only once set (or made for a message) */
     size_t tls_taglen; /* a TLS record's tag length (0: the tag length set) */
-    /* An encryption's tag, got as OSSL_CIPHER_PARAM_AEAD_TAG; the IV for a message started
-     * without one (NULL: refused). */
+    /* An encryption's tag, got as OSSL_CIPHER_PARAM_AEAD_TAG. */
     int (*get_tag)(struct aead_ctx *c, OSSL_PARAM *p);
-    int (*new_iv)(struct aead_ctx *c);
     /* The kernel's: the IV as it takes it (into 16 bytes: its length), the only IV length it
      * takes (0: any) and the tag lengths (a bit each). */
     size_t (*kernel_iv)(const struct aead_ctx *c, unsigned char kiv[16]);

@@ -397,7 +397,7 @@ const struct aead_mode aead_gcm_mode = {
     .sw_start = aead_gcm_sw_start, .sw_seal = aead_gcm_sw_seal, .ivlen = 12, .taglen = 0,
     .iv_min = 1, .iv_max = GCM_IV_MAX, .tag_min = 1, .tag_odd = 1, .ivlen_voids = IV_USED,
     .iv_sets_len = 1, .streams = 1, .keeps_data = 1, .new_drops_tag = 1, .tlsaad_once = 1,
-    .tls_taglen = TAG_MAX, .get_tag = gcm_get_tag, .new_iv = gcm_new_iv,
+    .iv_read_set = 1, .tls_taglen = TAG_MAX, .get_tag = gcm_get_tag,
     .kernel_iv = gcm_kernel_iv, .kernel_ivlen = 12,
     /* the tag lengths of the kernel's crypto_gcm_check_authsize */
     .kernel_tags = 1u << 4 | 1u << 8 | 1u << 12 | 1u << 13 | 1u << 14 | 1u << 15 | 1u << 16,

@@ -1282,9 +1282,10 @@ static void ccm_length_after_data(void **state)
 
 /*
  * Where GCM and CCM differ, in lockstep: an empty update before any key (GCM's is no step);
+ * the IV read before one is set (GCM's refused);
  * a decryption verified whole with its tag set first, then given a tag again (wrong, or the
- * same) before final, which checks the tag it then holds; a decryption that becomes an
- * encryption.
+ * same) before final, which checks the tag it then holds; a key after a tlsaad; a decryption
+ * that becomes an encryption.
  */
 static void mode_rules(void **state)
 {
@@ -1299,6 +1300,10 @@ static void mode_rules(void **state)
         pair_open_with(&p, algs[a], 1, NULL);
         both_update(&p, 1, msg, 0, 0);
         pair_close(&p);
+        pair_open(&p, algs[a], 1); /* the IV read before one is set */
+        both_get_octets(&p, OSSL_CIPHER_PARAM_IV, is_ccm(algs[a]) ? 7 : 12);
+        both_get_octets(&p, OSSL_CIPHER_PARAM_UPDATED_IV, is_ccm(algs[a]) ? 7 : 12);
+        pair_close(&p);
         for (again = 0; again < 2 && !is_ccm(algs[a]); again++) {
             seal(algs[a], 12, 16, iv, 5, 64, ct, tag);
             pair_open(&p, algs[a], 0);
@@ -1308,6 +1313,22 @@ static void mode_rules(void **state)
             both_update(&p, 1, ct, 64, 0);
             both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TAG, again ? tag : wrong, 16);
             both_final(&p);
+            pair_close(&p);
+        }
+        /* A tlsaad, then a key: the next call is still a record, as in the default provider. */
+        for (again = 0; again < 2 && !is_ccm(algs[a]); again++) {
+            static const unsigned char ad[13] = { 0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 40 };
+
+            pair_open(&p, algs[a], 1);
+            both_init(&p, NULL, iv, 1);
+            both_set_octets(&p, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, ad, sizeof(ad));
+            both_init(&p, key, NULL, 1);
+            if (again) {
+                both_cipher(&p, 1, msg, 64, 1);
+            } else {
+                both_update(&p, 0, aad, 5, 0);
+                both_update(&p, 1, msg, 16, 0);
+            }
             pair_close(&p);
         }
         /* A decryption turned into an encryption (an init with neither key nor IV): streamed,
