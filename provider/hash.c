@@ -184,11 +184,6 @@ static int take(struct hash_ctx *h, const unsigned char *in, size_t inl)
 
     if (h->state == H_SOFT)
         return soft_update(h, in, inl);
-    /* A first update a threshold sends to the kernel, whatever follows (auto measures whole
-     * messages), goes there as it is: a one-shot is not copied. */
-    if (h->state == H_START && h->buflen == 0 && kernel_able(h) && !ccree_measures(h->e.prov)
-        && choose(h, inl, &ch) > 0)
-        return kernel_send(h, in, inl, 1);
     if (h->buflen + inl <= h->cap && kernel_able(h)) {
         if (!reserve(h, h->buflen + inl))
             return hash_fail(h, CCREE_R_SOFTWARE, "no memory");

@@ -150,24 +150,17 @@ static inline size_t ccree_sw_below(const struct ccree_prov *p, size_t idx)
     return p->fallback && p->offload_min != CCREE_AUTO ? p->offload_min : 0;
 }
 
-/* Whether the path is chosen by measure (offload-min = auto), not by a threshold. */
-static inline int ccree_measures(const struct ccree_prov *p)
-{
-    return p->fallback && p->offload_min == CCREE_AUTO;
-}
-
 /*
  * The path of a request of len bytes: 1 the kernel, 0 the default provider. Where it goes on
  * to run, ccree_start just before the request (after any socket set-up) and ccree_ran after it
  * succeeded time it for offload-min = auto.
  */
-
 static inline int ccree_choose(struct ccree_prov *p, size_t idx, size_t len,
                                struct ccree_choice *ch)
 {
     int offload = p->path[idx].offload;
 
-    if (offload && ccree_measures(p))
+    if (offload && p->fallback && p->offload_min == CCREE_AUTO)
         return ccree_measured(p, idx, len, ch);
     ch->timed = 0; /* ccree_sw_below's rule, in the fewest instructions */
     return ch->kernel = offload && (!p->fallback || len >= p->offload_min);
