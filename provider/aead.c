@@ -27,7 +27,7 @@ static int aead_init(struct aead_ctx *c, const unsigned char *key, size_t keylen
         return 0;
     /* Neither key nor IV: the message goes on, in the default provider too if it holds it. */
     if (key == NULL && iv == NULL && c->msg == MSG_STREAM && enc != c->enc) {
-        if (!(enc ? c->e.soft->einit : c->e.soft->dinit)(c->e.sw, NULL, 0, NULL, 0, NULL))
+        if (!ccree_engine_sw_init(&c->e, enc)(c->e.sw, NULL, 0, NULL, 0, NULL))
             return aead_fail(c, CCREE_R_SOFTWARE, "cannot turn the default provider's direction");
         c->e.sw_enc = enc;
     }

@@ -123,11 +123,6 @@ int aead_sw_update(struct aead_ctx *c, unsigned char *out, const unsigned char *
     return c->e.soft->update(c->e.sw, out, &n, len, in, len);
 }
 
-static OSSL_FUNC_cipher_encrypt_init_fn *sw_init(const struct aead_ctx *c)
-{
-    return c->enc ? c->e.soft->einit : c->e.soft->dinit;
-}
-
 static int sw_started(struct aead_ctx *c, int ok)
 {
     return ok || aead_fail(c, CCREE_R_SOFTWARE, "cannot start the default provider");
@@ -139,16 +134,17 @@ int aead_gcm_sw_start(struct aead_ctx *c, const unsigned char *tag, int known, s
     size_t ivlen = c->ivlen;
     OSSL_PARAM lens[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen),
                           OSSL_PARAM_END };
+    OSSL_FUNC_cipher_encrypt_init_fn *init = ccree_engine_sw_init(&c->e, c->enc);
 
     (void)tag, (void)known, (void)len; /* its tag comes at the end */
     if (!ccree_engine_sw(&c->e))
         return aead_fail(c, CCREE_R_SOFTWARE, "no memory");
     if (!c->e.sw_keyed || c->e.sw_enc != c->enc) {
-        c->e.sw_keyed = sw_init(c)(c->e.sw, c->e.key, c->e.keylen, NULL, 0, NULL);
+        c->e.sw_keyed = init(c->e.sw, c->e.key, c->e.keylen, NULL, 0, NULL);
         c->e.sw_enc = c->enc;
     }
     return sw_started(c, c->e.sw_keyed && c->e.soft->set_ctx_params(c->e.sw, lens)
-                             && sw_init(c)(c->e.sw, NULL, 0, c->iv, c->ivlen, NULL));
+                             && init(c->e.sw, NULL, 0, c->iv, c->ivlen, NULL));
 }
 
 /* CCM takes its IV and tag lengths with the key, so each of its messages gets a new context. */
@@ -158,6 +154,7 @@ int aead_ccm_sw_start(struct aead_ctx *c, const unsigned char *tag, int known, s
     OSSL_PARAM lens[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen),
                           OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, c->taglen),
                           OSSL_PARAM_END };
+    OSSL_FUNC_cipher_encrypt_init_fn *init = ccree_engine_sw_init(&c->e, c->enc);
 
     if (c->e.sw != NULL) {
         c->e.soft->freectx(c->e.sw);
@@ -165,9 +162,8 @@ int aead_ccm_sw_start(struct aead_ctx *c, const unsigned char *tag, int known, s
     }
     if (!ccree_engine_sw(&c->e))
         return aead_fail(c, CCREE_R_SOFTWARE, "no memory");
-    return sw_started(c, sw_init(c)(c->e.sw, NULL, 0, NULL, 0, lens)
-                             && sw_init(c)(c->e.sw, c->e.key, c->e.keylen, c->iv, c->ivlen,
-                                           NULL)
+    return sw_started(c, init(c->e.sw, NULL, 0, NULL, 0, lens)
+                             && init(c->e.sw, c->e.key, c->e.keylen, c->iv, c->ivlen, NULL)
                              && (tag == NULL || aead_sw_set_tag(c, tag, c->taglen))
                              && (!known || aead_sw_update(c, NULL, NULL, len)));
 }

@@ -43,7 +43,7 @@ static int set_key(struct cipher_ctx *c, const unsigned char *key, size_t keylen
     size_t half = keylen / 2;
 
     /* As the default provider: XTS encrypts only with two different key halves. */
-    if (c->e.alg->mode == EVP_CIPH_XTS_MODE && enc && keylen == c->e.alg->keylen
+    if (c->mode->two_keys && enc && keylen == c->e.alg->keylen
         && CRYPTO_memcmp(key, key + half, half) == 0) {
         CCREE_RAISE(c->e.prov, CCREE_R_BAD_KEY_LENGTH, "%s: the two halves of the key are equal",
                     c->e.alg->kname);
@@ -67,8 +67,8 @@ static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t ke
         memcpy(c->oiv, iv, ivlen);
         memcpy(c->iv, iv, ivlen);
         c->iv_set = 1;
-    } else if (c->e.alg->mode == EVP_CIPH_CBC_MODE && c->iv_set) {
-        memcpy(c->iv, c->oiv, c->e.alg->ivlen); /* CBC restarts from the IV last given */
+    } else if (c->mode->restarts_iv && c->iv_set) {
+        memcpy(c->iv, c->oiv, c->e.alg->ivlen);
     }
     if (key != NULL && !set_key(c, key, keylen, enc))
         return 0;
@@ -269,7 +269,7 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "num");
             return 0;
         }
-        c->num = c->e.alg->mode == EVP_CIPH_CTR_MODE ? v : 0;
+        c->num = c->mode->chain == CHAIN_CTR ? v : 0;
         if (!cipher_sw_forward(c, p))
             return 0;
     }
@@ -325,6 +325,22 @@ static const OSSL_PARAM *cipher_settable_ctx_params(void *cctx, void *provctx)
     return params;
 }
 
+static const struct mode *mode_of(const struct ccree_alg *a)
+{
+    if (a->flags & EVP_CIPH_FLAG_CTS)
+        return &cipher_cts_mode;
+    switch (a->mode) {
+    case EVP_CIPH_CBC_MODE:
+        return &cipher_cbc_mode;
+    case EVP_CIPH_CTR_MODE:
+        return &cipher_ctr_mode;
+    case EVP_CIPH_XTS_MODE:
+        return &cipher_xts_mode;
+    default:
+        return &cipher_ecb_mode;
+    }
+}
+
 void *ccree_cipher_newctx(struct ccree_prov *p, size_t idx)
 {
     struct cipher_ctx *c = OPENSSL_zalloc(sizeof(*c));
@@ -333,9 +349,7 @@ void *ccree_cipher_newctx(struct ccree_prov *p, size_t idx)
         return NULL;
     ccree_engine_init(&c->e, p, idx);
     c->bs = c->e.alg->blocksize > 1 ? c->e.alg->blocksize : c->e.alg->ivlen;
-    c->mode = ccree_whole(idx)             ? &cipher_unit_mode
-              : c->e.alg->blocksize > 1 ? &cipher_block_mode
-                                      : &cipher_ctr_mode;
+    c->mode = mode_of(c->e.alg);
     c->pad = 1;
     return c;
 }

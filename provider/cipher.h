@@ -11,7 +11,6 @@
 #include "engine.h"
 
 #define MAXBLK 16
-#define XTS_UNIT_MAX (1 << 24) /* the default provider's data unit limit: 2^20 blocks */
 
 enum { CS1, CS2, CS3 }; /* cts_mode: kernel's cts(cbc(aes)) is CS3 */
 extern const char *const cts_names[]; /* OpenSSL's names of CS1, CS2 and CS3 */
@@ -42,9 +41,13 @@ struct cipher_ctx {
     enum sw_holds sw_holds;
 };
 
+/* How a mode's IV moves over the data: not at all, CBC's last ciphertext block, CTR's counter. */
+enum chain { CHAIN_NONE, CHAIN_CBC, CHAIN_CTR };
+
 /*
  * What a mode does with an update (out gets *outl bytes), a final, and EVP_Cipher (whole
- * blocks, no buffering or padding; outsize checked): chosen by the row at newctx.
+ * blocks, no buffering or padding; outsize checked), and its rules, as the default
+ * provider's: chosen by the row at newctx.
  */
 struct mode {
     int (*update)(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
@@ -52,12 +55,19 @@ struct mode {
     int (*final)(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize);
     int (*whole)(struct cipher_ctx *c, unsigned char *out, size_t outsize, const unsigned char *in,
                  size_t inl);
+    enum chain chain;
+    unsigned int restarts_iv : 1; /* an init without an IV restarts from the IV last given */
+    unsigned int needs_iv : 1;    /* no update before an IV */
+    unsigned int two_keys : 1;    /* encrypts only with two different key halves */
+    unsigned int cts : 1;         /* CS1, CS2 or CS3; one update per init */
+    size_t unit_max;              /* the longest update of a mode that takes each as a message */
 };
-extern const struct mode cipher_block_mode, cipher_ctr_mode, cipher_unit_mode;
+extern const struct mode cipher_ecb_mode, cipher_cbc_mode, cipher_ctr_mode, cipher_xts_mode,
+    cipher_cts_mode;
 
 static inline int is_cts(const struct cipher_ctx *c)
 {
-    return (c->e.alg->flags & EVP_CIPH_FLAG_CTS) != 0;
+    return c->mode->cts;
 }
 
 /* The IV the software context holds, read into iv; and CTR's num where it holds the stream. */

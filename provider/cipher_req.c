@@ -62,7 +62,7 @@ int cipher_read_iv(struct cipher_ctx *c)
                                                c->e.alg->ivlen),
                        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, &c->num), OSSL_PARAM_END };
 
-    if (c->sw_holds != SW_STREAM || c->e.alg->mode != EVP_CIPH_CTR_MODE)
+    if (c->sw_holds != SW_STREAM || c->mode->chain != CHAIN_CTR)
         p[1] = OSSL_PARAM_construct_end();
     if (c->sw_holds != SW_STALE && c->e.alg->ivlen && !c->e.soft->get_ctx_params(c->e.sw, p)) {
         CCREE_RAISE(c->e.prov, CCREE_R_SOFTWARE, "cannot read the software IV");
@@ -93,9 +93,9 @@ int cipher_take_stream(struct cipher_ctx *c)
 static void next_iv(struct cipher_ctx *c, const struct seg *is, const struct seg *os, size_t off,
                     size_t n)
 {
-    if (n > 0 && c->e.alg->mode == EVP_CIPH_CBC_MODE)
+    if (n > 0 && c->mode->chain == CHAIN_CBC)
         gather(c->enc ? os : is, c->enc ? 2 : 3, off + n - c->bs, c->iv, c->bs);
-    else if (c->e.alg->mode == EVP_CIPH_CTR_MODE)
+    else if (c->mode->chain == CHAIN_CTR)
         ctr_add(c->iv, c->e.alg->ivlen, n / c->bs);
 }
 
@@ -119,7 +119,7 @@ static int kernel_run(struct cipher_ctx *c, const struct seg *is, const struct s
         r.nin = slice(is, 3, off, n, in);
         r.nout = slice(os, 2, off, n, out);
         r.inlen = r.outlen = n;
-        if (c->e.alg->mode == EVP_CIPH_CBC_MODE && !c->enc)
+        if (c->mode->chain == CHAIN_CBC && !c->enc)
             gather(is, 3, off + n - bs, last, bs); /* before an in-place request overwrites it */
         err = afalg_cipher(c->e.op.fd, &r);
         if (err != 0) { /* what came back right stays; the IV moves past it */
@@ -129,7 +129,7 @@ static int kernel_run(struct cipher_ctx *c, const struct seg *is, const struct s
             *sent = r.sent;
             break;
         }
-        if (c->e.alg->mode == EVP_CIPH_CBC_MODE && !c->enc)
+        if (c->mode->chain == CHAIN_CBC && !c->enc)
             memcpy(c->iv, last, bs);
         else
             next_iv(c, is, os, off, n);
@@ -162,7 +162,7 @@ static int sw_init(struct cipher_ctx *c, int stream)
         params[1] = OSSL_PARAM_construct_end();
     if (!ccree_engine_sw(&c->e))
         return 0;
-    c->e.sw_keyed = (c->enc ? c->e.soft->einit : c->e.soft->dinit)(
+    c->e.sw_keyed = ccree_engine_sw_init(&c->e, c->enc)(
         c->e.sw, rekey ? c->e.key : NULL, rekey ? c->e.keylen : 0,
         c->e.alg->ivlen ? c->iv : NULL, c->e.alg->ivlen, params);
     c->e.sw_enc = c->enc;

@@ -38,6 +38,12 @@ int ccree_engine_key(struct ccree_engine *e, const unsigned char *key, size_t ke
 void ccree_engine_drop_key(struct ccree_engine *e);
 /* The software context of a cipher, made when first needed: 0 with no memory. */
 int ccree_engine_sw(struct ccree_engine *e);
+/* The default provider's init of that context for direction enc. */
+static inline OSSL_FUNC_cipher_encrypt_init_fn *ccree_engine_sw_init(const struct ccree_engine *e,
+                                                                     int enc)
+{
+    return enc ? e->soft->einit : e->soft->dinit;
+}
 /* The socket, keyed, for tags of authsize bytes (0: not an AEAD): 1, or -errno. */
 int ccree_engine_socket(struct ccree_engine *e, size_t authsize);
 /*

@@ -70,11 +70,11 @@ static int unit_update(struct cipher_ctx *c, unsigned char *out, const unsigned 
         CCREE_RAISE(c->e.prov, CCREE_R_BAD_STATE, "%s takes one update per init", c->e.alg->kname);
         return 0;
     }
-    if (c->e.alg->mode == EVP_CIPH_XTS_MODE && !c->iv_set) {
+    if (c->mode->needs_iv && !c->iv_set) {
         CCREE_RAISE(c->e.prov, CCREE_R_BAD_STATE, "%s: no IV (tweak) set", c->e.alg->kname);
         return 0;
     }
-    if (inl < 16 || inl > (c->e.alg->mode == EVP_CIPH_XTS_MODE ? XTS_UNIT_MAX : INT_MAX)) {
+    if (inl < 16 || inl > c->mode->unit_max) {
         CCREE_RAISE(c->e.prov, CCREE_R_BAD_LENGTH, "%s: %zu bytes", c->e.alg->kname, inl);
         return 0;
     }
@@ -437,6 +437,16 @@ static int unit_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, si
     return 1;
 }
 
-const struct mode cipher_block_mode = { block_mode_update, block_final, block_whole },
-                  cipher_ctr_mode = { ctr_mode_update, ctr_final, ctr_whole },
-                  cipher_unit_mode = { unit_mode_update, unit_final, unit_whole };
+const struct mode cipher_ecb_mode = { .update = block_mode_update, .final = block_final,
+                                     .whole = block_whole, .chain = CHAIN_NONE },
+                  cipher_cbc_mode = { .update = block_mode_update, .final = block_final,
+                                      .whole = block_whole, .chain = CHAIN_CBC, .restarts_iv = 1 },
+                  cipher_ctr_mode = { .update = ctr_mode_update, .final = ctr_final,
+                                      .whole = ctr_whole, .chain = CHAIN_CTR },
+                  /* the default provider's XTS data unit limit: 2^20 blocks */
+                  cipher_xts_mode = { .update = unit_mode_update, .final = unit_final,
+                                      .whole = unit_whole, .chain = CHAIN_NONE, .needs_iv = 1,
+                                      .two_keys = 1, .unit_max = 1 << 24 },
+                  cipher_cts_mode = { .update = unit_mode_update, .final = unit_final,
+                                      .whole = unit_whole, .chain = CHAIN_CBC, .restarts_iv = 1,
+                                      .cts = 1, .unit_max = INT_MAX };

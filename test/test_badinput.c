@@ -255,8 +255,8 @@ static int iv_buffer_too_small(struct run *r)
     return ok;
 }
 
-/* INT_MAX bytes in place over zero pages: the software path cuts them for EVP's int. */
-static int int_max_update(struct run *r)
+/* One update of len bytes in place over zero pages. */
+static int zero_update(struct run *r, int len)
 {
     unsigned char *m = mmap(NULL, BIG, PROT_READ | PROT_WRITE,
                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -264,7 +264,7 @@ static int int_max_update(struct run *r)
     int n = 0, ok;
 
     assert_true(m != MAP_FAILED);
-    ok = EVP_CipherUpdate(ctx, m, &n, m, INT_MAX);
+    ok = EVP_CipherUpdate(ctx, m, &n, m, len);
     EVP_CIPHER_CTX_free(ctx);
     r->n = 0;
     if (ok) { /* the digest of the output stands for it */
@@ -275,6 +275,23 @@ static int int_max_update(struct run *r)
     }
     munmap(m, BIG);
     return ok;
+}
+
+/* INT_MAX bytes: the software path cuts them for EVP's int. */
+static int int_max_update(struct run *r)
+{
+    return zero_update(r, INT_MAX);
+}
+
+/* XTS: a data unit of 2^20 blocks, the default provider's longest, and one block more. */
+static int xts_unit_max(struct run *r)
+{
+    return zero_update(r, 1 << 24);
+}
+
+static int xts_unit_past_max(struct run *r)
+{
+    return zero_update(r, (1 << 24) + 16);
 }
 
 static EVP_MD_CTX *dinit(struct run *r)
@@ -694,6 +711,8 @@ static const struct {
     { "wrong key length", wrong_key_length, CIPHER | MODES, 0, "", NULL },
     { "IV buffer too small", iv_buffer_too_small, IV | MODES, 0, "", NULL },
     { "INT_MAX bytes in one update", int_max_update, CTR, 1, NULL, NULL },
+    { "an XTS data unit of 2^20 blocks", xts_unit_max, XTS, 0, NULL, NULL },
+    { "an XTS data unit of 2^20 blocks and one more", xts_unit_past_max, XTS, 0, "bad data length", NULL },
     { "16 settings", cipher_params_16, MODES, 0, NULL, NULL },
     { "17 settings", cipher_params_17, MODES, 0, NULL, NULL },
     { "32 settings", cipher_params_32, MODES, 0, NULL, NULL },
