@@ -128,12 +128,9 @@ static int sw_started(struct aead_ctx *c, int ok)
     return ok || aead_fail(c, CCREE_R_SOFTWARE, "cannot start the default provider");
 }
 
-/* GCM keeps its keyed context: a message sets the IV length and the IV. */
+/* GCM keeps its keyed context: a message sets the IV, and with it the IV length (iv_sets_len). */
 int aead_gcm_sw_start(struct aead_ctx *c, const unsigned char *tag, int known, size_t len)
 {
-    size_t ivlen = c->ivlen;
-    OSSL_PARAM lens[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen),
-                          OSSL_PARAM_END };
     OSSL_FUNC_cipher_encrypt_init_fn *init = ccree_engine_sw_init(&c->e, c->enc);
 
     (void)tag, (void)known, (void)len; /* its tag comes at the end */
@@ -143,8 +140,7 @@ int aead_gcm_sw_start(struct aead_ctx *c, const unsigned char *tag, int known, s
         c->e.sw_keyed = init(c->e.sw, c->e.key, c->e.keylen, NULL, 0, NULL);
         c->e.sw_enc = c->enc;
     }
-    return sw_started(c, c->e.sw_keyed && c->e.soft->set_ctx_params(c->e.sw, lens)
-                             && init(c->e.sw, NULL, 0, c->iv, c->ivlen, NULL));
+    return sw_started(c, c->e.sw_keyed && init(c->e.sw, NULL, 0, c->iv, c->ivlen, NULL));
 }
 
 /* CCM takes its IV and tag lengths with the key, so each of its messages gets a new context. */
@@ -193,18 +189,20 @@ int aead_sw_get_tag(struct aead_ctx *c, unsigned char *tag, size_t taglen)
 }
 
 /*
- * What a software call that authenticates returned (ok), made after ERR_set_mark: a decryption
- * that fails is a verdict, -1 with the default provider's errors dropped; any other failure
- * is an error (what).
+ * What a software call that authenticates returned (ok): an encryption's failure is an error
+ * (what); a decryption's, made after ERR_set_mark, a verdict, -1 with the default provider's
+ * errors dropped.
  */
 static int verdict(struct aead_ctx *c, int ok, const char *what)
 {
-    if (!ok && !c->enc) {
+    if (c->enc)
+        return ok || aead_fail(c, CCREE_R_SOFTWARE, what);
+    if (!ok) {
         ERR_pop_to_mark();
         return -1;
     }
     ERR_clear_last_mark();
-    return ok || aead_fail(c, CCREE_R_SOFTWARE, what);
+    return 1;
 }
 
 int aead_sw_gcm_final(struct aead_ctx *c, unsigned char *tag, size_t taglen)
@@ -215,7 +213,8 @@ int aead_sw_gcm_final(struct aead_ctx *c, unsigned char *tag, size_t taglen)
 
     if (!c->enc && !aead_sw_set_tag(c, tag, taglen))
         return 0;
-    ERR_set_mark();
+    if (!c->enc)
+        ERR_set_mark();
     ok = verdict(c, c->e.soft->final(c->e.sw, none, &n, 0), "GCM in the default provider");
     return ok <= 0 ? ok : !c->enc || aead_sw_get_tag(c, tag, taglen);
 }
@@ -238,7 +237,8 @@ int aead_ccm_sw_seal(struct aead_ctx *c, const unsigned char *in, unsigned char 
 {
     int ok;
 
-    ERR_set_mark();
+    if (!c->enc)
+        ERR_set_mark();
     ok = verdict(c, aead_sw_update(c, out, in, len), "CCM in the default provider");
     if (ok <= 0) /* a mismatch wipes out */
         return ok;

@@ -1,7 +1,7 @@
 /* N calls of one operation from one provider inside measure(), for callgrind to count alone
  * (test/bench/insn.sh: --collect-atstart=no --toggle-collect=measure).
  * Usage: insn list                      the operations: ALG SIZE CALL TARGET, one a line
- *        insn ALG SIZE PROVIDER N       N calls of that operation, fetched "provider=PROVIDER"
+ *        insn ALG SIZE CALL PROVIDER N  N calls of that operation, fetched "provider=PROVIDER"
  *                                       (default or ccree), or "?provider=ccree" (preferred)
  * The default provider and the one measured run the operation first: each must serve its own
  * fetch (preferred: whichever does) and their outputs must agree, or it exits 1 before
@@ -16,7 +16,7 @@
 #define MAXSIZE 1024
 #define WARMUP 100
 
-enum kind { UPDATE, DIGEST };
+enum kind { UPDATE, DIGEST, MESSAGE };
 
 /* One operation a row; TARGET: the most its ccree/default ratio may be (insn.sh marks it). */
 static const struct row {
@@ -31,13 +31,19 @@ static const struct row {
     { "AES-128-CTR", 1024, UPDATE, "1.03" },
     { "AES-128-GCM", 16, UPDATE, "1.3" },
     { "AES-128-GCM", 1024, UPDATE, "1.03" },
+    { "AES-128-GCM", 16, MESSAGE, "1.3" },
+    { "AES-128-GCM", 1024, MESSAGE, "1.03" },
     { "SHA-256", 16, DIGEST, "1.3" },
     { "SHA-256", 1024, DIGEST, "1.03" },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
-/* UPDATE: EVP_EncryptUpdate into one context, one endless message; DIGEST: EVP_Digest. */
-static const char *const calls[] = { "EVP_EncryptUpdate", "EVP_Digest" };
+/*
+ * UPDATE: EVP_EncryptUpdate into one context, one endless message; DIGEST: EVP_Digest;
+ * MESSAGE: an AEAD message as openssl speed -aead makes it: a new IV, 13 bytes of AAD, the
+ * data, final and the tag.
+ */
+static const char *const calls[] = { "EVP_EncryptUpdate", "EVP_Digest", "message" };
 
 static const char *const providers[] = { "default", "ccree", "preferred" };
 static const char *const props[] = { "provider=default", "provider=ccree", "?provider=ccree" };
@@ -47,7 +53,7 @@ struct bench {
     EVP_CIPHER *cipher;
     EVP_MD *md;
     EVP_CIPHER_CTX *ctx;
-    unsigned char in[MAXSIZE], out[MAXSIZE + EVP_MAX_MD_SIZE];
+    unsigned char in[MAXSIZE], out[MAXSIZE + EVP_MAX_MD_SIZE], iv[12];
     size_t outlen;
 };
 
@@ -84,6 +90,22 @@ static const char *setup(struct bench *b, const struct row *row, int p)
     return OSSL_PROVIDER_get0_name(from);
 }
 
+/* One AEAD message (MESSAGE); its output is b->out, b->outlen bytes: ciphertext, then tag. */
+static int message(struct bench *b)
+{
+    int n, m;
+
+    b->iv[0]++;
+    if (!EVP_EncryptInit_ex2(b->ctx, NULL, NULL, b->iv, NULL)
+        || !EVP_EncryptUpdate(b->ctx, NULL, &m, b->in, 13)
+        || !EVP_EncryptUpdate(b->ctx, b->out, &n, b->in, (int)b->row->size)
+        || !EVP_EncryptFinal_ex(b->ctx, b->out + n, &m)
+        || EVP_CIPHER_CTX_ctrl(b->ctx, EVP_CTRL_AEAD_GET_TAG, 16, b->out + n + m) <= 0)
+        return 0;
+    b->outlen = (size_t)(n + m) + 16;
+    return 1;
+}
+
 /* One call; its output is b->out, b->outlen bytes. */
 static int call(struct bench *b)
 {
@@ -102,11 +124,19 @@ static int call(struct bench *b)
     return 1;
 }
 
-/* What callgrind counts: not static and only run-time arguments, so that it keeps its name. */
+/*
+ * What callgrind counts: not static and only run-time arguments, so that it keeps its name.
+ * The kind is tested once, outside the loop that calls.
+ */
 __attribute__((noinline)) int measure(struct bench *b, long n)
 {
     int ok = 1;
 
+    if (b->row->kind == MESSAGE) {
+        while (n-- > 0)
+            ok &= message(b);
+        return ok;
+    }
     while (n-- > 0)
         ok &= call(b);
     return ok;
@@ -116,13 +146,15 @@ __attribute__((noinline)) int measure(struct bench *b, long n)
  * (of the expected length). */
 static void check(struct bench b[2])
 {
-    size_t want = b[0].md ? (size_t)EVP_MD_get_size(b[0].md) : b[0].row->size;
+    size_t want = b[0].md                      ? (size_t)EVP_MD_get_size(b[0].md)
+                  : b[0].row->kind == MESSAGE ? b[0].row->size + 16
+                                              : b[0].row->size;
     int i, p;
 
     for (i = 0; i < WARMUP; i++)
         for (p = 0; p < 2; p++) {
             memset(b[p].in, 'a' + i, b[p].row->size);
-            if (!call(&b[p]) || b[p].outlen != want)
+            if (!(b[p].row->kind == MESSAGE ? message(&b[p]) : call(&b[p])) || b[p].outlen != want)
                 die("a call failed");
             if (p == 1 && memcmp(b[0].out, b[1].out, want) != 0)
                 die("the providers' outputs differ");
@@ -137,12 +169,13 @@ static void list(void)
         printf("%s %zu %s %s\n", rows[i].alg, rows[i].size, calls[rows[i].kind], rows[i].target);
 }
 
-static const struct row *find(const char *alg, const char *size)
+static const struct row *find(const char *alg, const char *size, const char *call)
 {
     size_t i;
 
     for (i = 0; i < NROWS; i++)
-        if (strcmp(rows[i].alg, alg) == 0 && rows[i].size == strtoul(size, NULL, 10))
+        if (strcmp(rows[i].alg, alg) == 0 && rows[i].size == strtoul(size, NULL, 10)
+            && strcmp(calls[rows[i].kind], call) == 0)
             return &rows[i];
     die("no such operation (insn list)");
 }
@@ -159,12 +192,12 @@ int main(int argc, char **argv)
         list();
         return 0;
     }
-    if (argc != 5 || (n = atol(argv[4])) <= 0) {
-        fprintf(stderr, "usage: insn list | insn ALG SIZE PROVIDER N\n");
+    if (argc != 6 || (n = atol(argv[5])) <= 0) {
+        fprintf(stderr, "usage: insn list | insn ALG SIZE CALL PROVIDER N\n");
         return 2;
     }
-    row = find(argv[1], argv[2]);
-    for (p = 0; p < 3 && strcmp(argv[3], providers[p]) != 0; p++)
+    row = find(argv[1], argv[2], argv[3]);
+    for (p = 0; p < 3 && strcmp(argv[4], providers[p]) != 0; p++)
         ;
     if (p == 3)
         die("PROVIDER: default, ccree or preferred");

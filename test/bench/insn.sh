@@ -17,10 +17,10 @@ out=build/insn
 insn=build/test/bench/insn
 mkdir -p "$out"
 
-ir() { # ALG SIZE PROVIDER CONF: the instructions of N calls, and the provider measured
-    f=$out/$1-$2-$3.out
-    from=$(OPENSSL_CONF="$PWD/build/test/$4.cnf" valgrind -q --tool=callgrind --collect-atstart=no \
-        --toggle-collect=measure --callgrind-out-file="$f" "$insn" "$1" "$2" "$3" "$n")
+ir() { # ALG SIZE CALL PROVIDER CONF: the instructions of N calls, and the provider measured
+    f=$out/$1-$2-$3-$4.out
+    from=$(OPENSSL_CONF="$PWD/build/test/$5.cnf" valgrind -q --tool=callgrind --collect-atstart=no \
+        --toggle-collect=measure --callgrind-out-file="$f" "$insn" "$1" "$2" "$3" "$4" "$n")
     awk -v from="$from" '/^summary:/ { s = $2 } END { if (s > 0) print s, from; else exit 1 }' "$f"
 }
 
@@ -29,9 +29,9 @@ echo
 echo "| call | default provider | shipped: ?provider=ccree (served by) | ratio | ccree in software (offer = all) | ratio | targets | ✓/✗ |"
 echo "|---|--:|--:|--:|--:|--:|--:|---|"
 "$insn" list | while read -r alg size call target; do
-    d=$(ir "$alg" "$size" default default)
-    p=$(ir "$alg" "$size" preferred default)
-    c=$(ir "$alg" "$size" ccree default-all)
+    d=$(ir "$alg" "$size" "$call" default default)
+    p=$(ir "$alg" "$size" "$call" preferred default)
+    c=$(ir "$alg" "$size" "$call" ccree default-all)
     awk -v a="$alg $call, $size B" -v d="$d" -v p="$p" -v c="$c" -v n="$n" -v t="$target" 'BEGIN {
         split(d, D, " "); split(p, P, " "); split(c, C, " ")
         rp = P[1] / D[1]; rc = C[1] / D[1]
