@@ -41,7 +41,10 @@ struct cipher_ctx {
     enum sw_holds sw_holds;
 };
 
-/* How a mode's IV moves over the data: not at all, CBC's last ciphertext block, CTR's counter. */
+/*
+ * How a request of whole blocks moves the IV: not at all, to CBC's last ciphertext block, or
+ * CTR's counter on. (XTS and CBC-CTS take each update as one message, and set their own.)
+ */
 enum chain { CHAIN_NONE, CHAIN_CBC, CHAIN_CTR };
 
 /*

@@ -448,5 +448,5 @@ const struct mode cipher_ecb_mode = { .update = block_mode_update, .final = bloc
                                       .whole = unit_whole, .chain = CHAIN_NONE, .needs_iv = 1,
                                       .two_keys = 1, .unit_max = 1 << 24 },
                   cipher_cts_mode = { .update = unit_mode_update, .final = unit_final,
-                                      .whole = unit_whole, .chain = CHAIN_CBC, .restarts_iv = 1,
+                                      .whole = unit_whole, .chain = CHAIN_NONE, .restarts_iv = 1,
                                       .cts = 1, .unit_max = INT_MAX };
