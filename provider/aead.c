@@ -181,39 +181,47 @@ static int get_ivgen(struct aead_ctx *c, OSSL_PARAM *p)
     return 1;
 }
 
+static int get_size(struct aead_ctx *c, OSSL_PARAM *p, size_t v)
+{
+    return p == NULL || OSSL_PARAM_set_size_t(p, v)
+           || aead_fail(c, CCREE_R_BAD_PARAM, "cannot return a parameter");
+}
+
+static int get_iv(struct aead_ctx *c, OSSL_PARAM *p)
+{
+    if (p == NULL)
+        return 1;
+    if (c->ivstate == IV_NONE && c->mode->iv_read_set)
+        return aead_fail(c, CCREE_R_BAD_STATE, "no IV set");
+    memcpy(c->ivout, c->iv, c->ivlen);
+    if (c->gen_next) /* the default provider has counted up the nonce it gave out */
+        aead_ctr64_inc(c->ivout + c->ivlen - TLS_EXPLICIT);
+    if ((p->data != NULL && p->data_size < c->ivlen) || !set_octets(p, c->ivout, c->ivlen))
+        return aead_fail(c, CCREE_R_BAD_IV_LENGTH, "IV buffer too small");
+    return 1;
+}
+
+/* What get_ctx_params answers, the most asked first (EVP: the IV length at every init). */
+enum { G_IVLEN, G_TAG, G_KEYLEN, G_TAGLEN, G_TLSPAD, G_IV, G_UPDATED_IV, G_IVGEN, G_N };
+static const char *const get_keys[G_N] = {
+    OSSL_CIPHER_PARAM_IVLEN,       OSSL_CIPHER_PARAM_AEAD_TAG,
+    OSSL_CIPHER_PARAM_KEYLEN,      OSSL_CIPHER_PARAM_AEAD_TAGLEN,
+    OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, OSSL_CIPHER_PARAM_IV,
+    OSSL_CIPHER_PARAM_UPDATED_IV,  OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN,
+};
+
+/* The sizes first, then the IV, the tag, and tlsivgen (which counts the nonce on) last. */
 static int aead_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     struct aead_ctx *c = vctx;
-    OSSL_PARAM *p;
+    OSSL_PARAM *at[G_N];
 
-    if (((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
-         && !OSSL_PARAM_set_size_t(p, c->ivlen))
-        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
-            && !OSSL_PARAM_set_size_t(p, c->e.alg->keylen))
-        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL
-            && !OSSL_PARAM_set_size_t(p, c->taglen != 0 ? c->taglen : TAG_MAX))
-        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL
-            && !OSSL_PARAM_set_size_t(p, c->tlspad)))
-        return aead_fail(c, CCREE_R_BAD_PARAM, "cannot return a parameter");
-    for (p = params; p != NULL && p->key != NULL; p++) {
-        if (strcmp(p->key, OSSL_CIPHER_PARAM_IV) != 0
-            && strcmp(p->key, OSSL_CIPHER_PARAM_UPDATED_IV) != 0)
-            continue;
-        if (c->ivstate == IV_NONE && c->mode->iv_read_set)
-            return aead_fail(c, CCREE_R_BAD_STATE, "no IV set");
-        memcpy(c->ivout, c->iv, c->ivlen);
-        if (c->gen_next) /* the default provider has counted up the nonce it gave out */
-            aead_ctr64_inc(c->ivout + c->ivlen - TLS_EXPLICIT);
-        if ((p->data != NULL && p->data_size < c->ivlen) || !set_octets(p, c->ivout, c->ivlen))
-            return aead_fail(c, CCREE_R_BAD_IV_LENGTH, "IV buffer too small");
-    }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL
-        && !c->mode->get_tag(c, p))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN)) != NULL
-        && !get_ivgen(c, p))
-        return 0;
-    return 1;
+    ccree_params_find(params, get_keys, G_N, at);
+    return get_size(c, at[G_IVLEN], c->ivlen) && get_size(c, at[G_KEYLEN], c->e.alg->keylen)
+           && get_size(c, at[G_TAGLEN], c->taglen != 0 ? c->taglen : TAG_MAX)
+           && get_size(c, at[G_TLSPAD], c->tlspad) && get_iv(c, at[G_IV])
+           && get_iv(c, at[G_UPDATED_IV]) && (at[G_TAG] == NULL || c->mode->get_tag(c, at[G_TAG]))
+           && (at[G_IVGEN] == NULL || get_ivgen(c, at[G_IVGEN]));
 }
 
 static int set_tag(struct aead_ctx *c, const OSSL_PARAM *p)
@@ -301,10 +309,18 @@ static const char *repeated(const OSSL_PARAM params[])
     return NULL;
 }
 
+/* What set_ctx_params takes, in the order it takes them. */
+enum { S_TAG, S_IVLEN, S_TLSAAD, S_TLSFIXED, S_TLSINV, S_N };
+static const char *const set_keys[S_N] = {
+    OSSL_CIPHER_PARAM_AEAD_TAG,           OSSL_CIPHER_PARAM_AEAD_IVLEN,
+    OSSL_CIPHER_PARAM_AEAD_TLS1_AAD,      OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED,
+    OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV,
+};
+
 static int aead_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
     struct aead_ctx *c = vctx;
-    const OSSL_PARAM *p;
+    OSSL_PARAM *at[S_N];
     const char *key;
 
     /* as the default provider of this OpenSSL: from 3.6 it refuses a repeated parameter */
@@ -313,19 +329,12 @@ static int aead_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "%s: %s is repeated", c->e.alg->kname, key);
         return 0;
     }
-    return params == NULL
-           || (((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) == NULL
-                || set_tag(c, p))
-               && ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) == NULL
-                   || set_ivlen(c, p))
-               && ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) == NULL
-                   || set_tls_aad(c, p))
-               && ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED))
-                       == NULL
-                   || set_tls_fixed(c, p))
-               && ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV))
-                       == NULL
-                   || set_tls_inv(c, p)));
+    ccree_params_find((OSSL_PARAM *)params, set_keys, S_N, at);
+    return (at[S_TAG] == NULL || set_tag(c, at[S_TAG]))
+           && (at[S_IVLEN] == NULL || set_ivlen(c, at[S_IVLEN]))
+           && (at[S_TLSAAD] == NULL || set_tls_aad(c, at[S_TLSAAD]))
+           && (at[S_TLSFIXED] == NULL || set_tls_fixed(c, at[S_TLSFIXED]))
+           && (at[S_TLSINV] == NULL || set_tls_inv(c, at[S_TLSINV]));
 }
 
 static const OSSL_PARAM *aead_gettable_ctx_params(void *cctx, void *provctx)

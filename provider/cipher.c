@@ -55,19 +55,27 @@ static int set_key(struct cipher_ctx *c, const unsigned char *key, size_t keylen
 static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t keylen,
                        const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
 {
-    if (!ccree_check_path(c->e.prov, c->e.idx) || !cipher_take_stream(c))
+    int new_iv = iv != NULL && c->e.alg->ivlen;
+    int restart = !new_iv && c->mode->restarts_iv && c->iv_set;
+
+    if (!ccree_check_path(c->e.prov, c->e.idx))
+        return 0;
+    if (new_iv && ivlen != c->e.alg->ivlen) {
+        CCREE_RAISE(c->e.prov, CCREE_R_BAD_IV_LENGTH, "%zu bytes, %s takes %zu", ivlen,
+                    c->e.alg->kname, c->e.alg->ivlen);
+        return 0;
+    }
+    /* A message that goes on takes its stream back; one under a new or restored IV drops it. */
+    if (new_iv || restart)
+        c->sw_holds = SW_STALE;
+    else if (!cipher_take_stream(c))
         return 0;
     /* As the default provider: the IV is taken before the key, which may be refused. */
-    if (iv != NULL && c->e.alg->ivlen) {
-        if (ivlen != c->e.alg->ivlen) {
-            CCREE_RAISE(c->e.prov, CCREE_R_BAD_IV_LENGTH, "%zu bytes, %s takes %zu", ivlen,
-                        c->e.alg->kname, c->e.alg->ivlen);
-            return 0;
-        }
+    if (new_iv) {
         memcpy(c->oiv, iv, ivlen);
         memcpy(c->iv, iv, ivlen);
         c->iv_set = 1;
-    } else if (c->mode->restarts_iv && c->iv_set) {
+    } else if (restart) {
         memcpy(c->iv, c->oiv, c->e.alg->ivlen);
     }
     if (key != NULL && !set_key(c, key, keylen, enc))
@@ -187,32 +195,34 @@ static int rand_key(struct cipher_ctx *c, OSSL_PARAM *p)
     return 1;
 }
 
+/* What get_ctx_params answers, the most asked first (EVP: the IV length at every init). */
+enum { G_IVLEN, G_KEYLEN, G_PADDING, G_NUM, G_CTS_MODE, G_TLS_MAC, G_RANDOM_KEY, G_IV,
+       G_UPDATED_IV, G_N };
+static const char *const get_keys[G_N] = {
+    OSSL_CIPHER_PARAM_IVLEN,    OSSL_CIPHER_PARAM_KEYLEN,     OSSL_CIPHER_PARAM_PADDING,
+    OSSL_CIPHER_PARAM_NUM,      OSSL_CIPHER_PARAM_CTS_MODE,   OSSL_CIPHER_PARAM_TLS_MAC,
+    OSSL_CIPHER_PARAM_RANDOM_KEY, OSSL_CIPHER_PARAM_IV,       OSSL_CIPHER_PARAM_UPDATED_IV,
+};
+
 static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     struct cipher_ctx *c = vctx;
-    OSSL_PARAM *p;
+    OSSL_PARAM *at[G_N], *p;
 
-    if ((OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV) != NULL
-         || OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM) != NULL)
-        && !cipher_read_iv(c))
+    ccree_params_find(params, get_keys, G_N, at);
+    if ((at[G_UPDATED_IV] != NULL || at[G_NUM] != NULL) && !cipher_read_iv(c))
         return 0;
-    if (((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
-         && !OSSL_PARAM_set_size_t(p, c->e.alg->keylen))
-        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
-            && !OSSL_PARAM_set_size_t(p, c->e.alg->ivlen))
-        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL
-            && !OSSL_PARAM_set_uint(p, (unsigned int)c->pad))
-        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL
-            && !OSSL_PARAM_set_uint(p, c->num))
-        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS_MODE)) != NULL && is_cts(c)
+    if (((p = at[G_KEYLEN]) != NULL && !OSSL_PARAM_set_size_t(p, c->e.alg->keylen))
+        || ((p = at[G_IVLEN]) != NULL && !OSSL_PARAM_set_size_t(p, c->e.alg->ivlen))
+        || ((p = at[G_PADDING]) != NULL && !OSSL_PARAM_set_uint(p, (unsigned int)c->pad))
+        || ((p = at[G_NUM]) != NULL && !OSSL_PARAM_set_uint(p, c->num))
+        || ((p = at[G_CTS_MODE]) != NULL && is_cts(c)
             && !OSSL_PARAM_set_utf8_string(p, cts_names[c->cts_mode]))
-        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) != NULL
-            && !OSSL_PARAM_set_octet_ptr(p, c->tls_mac, c->tls_maclen))
-        || ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_RANDOM_KEY)) != NULL
+        || ((p = at[G_TLS_MAC]) != NULL && !OSSL_PARAM_set_octet_ptr(p, c->tls_mac, c->tls_maclen))
+        || ((p = at[G_RANDOM_KEY]) != NULL
             && (!(c->e.alg->flags & EVP_CIPH_RAND_KEY) || !rand_key(c, p)))
-        || !set_iv_param(OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV), c->oiv, c->e.alg->ivlen)
-        || !set_iv_param(OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV), c->iv,
-                         c->e.alg->ivlen)) {
+        || !set_iv_param(at[G_IV], c->oiv, c->e.alg->ivlen)
+        || !set_iv_param(at[G_UPDATED_IV], c->iv, c->e.alg->ivlen)) {
         CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "cannot return a parameter");
         return 0;
     }
@@ -234,20 +244,29 @@ static int set_cts_mode(struct cipher_ctx *c, const OSSL_PARAM *p)
     return 0;
 }
 
+/* What set_ctx_params takes, the most set first (EVP: the padding at every init). */
+enum { S_PADDING, S_KEYLEN, S_NUM, S_CTS_MODE, S_TLS_VERSION, S_TLS_MAC_SIZE, S_N };
+static const char *const set_keys[S_N] = {
+    OSSL_CIPHER_PARAM_PADDING,     OSSL_CIPHER_PARAM_KEYLEN,       OSSL_CIPHER_PARAM_NUM,
+    OSSL_CIPHER_PARAM_CTS_MODE,    OSSL_CIPHER_PARAM_TLS_VERSION,  OSSL_CIPHER_PARAM_TLS_MAC_SIZE,
+};
+
 static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
     struct cipher_ctx *c = vctx;
+    OSSL_PARAM *at[S_N];
     const OSSL_PARAM *p;
     unsigned int v;
 
     if (params == NULL)
         return 1;
+    ccree_params_find((OSSL_PARAM *)params, set_keys, S_N, at);
     /*
      * The key length is fixed: refuse another, as OpenSSL's XTS and SIV do. After 3.0 (so in 3.5)
      * EVP_CIPHER_CTX_set_params keeps a KEYLEN that set_ctx_params accepted as the context's
      * key length, so one accepted and ignored would be what EVP_CIPHER_CTX_get_key_length says.
      */
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
+    if ((p = at[S_KEYLEN]) != NULL) {
         size_t keylen;
 
         if (!OSSL_PARAM_get_size_t(p, &keylen) || keylen != c->e.alg->keylen) {
@@ -256,7 +275,7 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
+    if ((p = at[S_PADDING]) != NULL) {
         if (!OSSL_PARAM_get_uint(p, &v)) {
             CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "padding");
             return 0;
@@ -264,7 +283,7 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         if (!cipher_set_pad(c, v != 0))
             return 0;
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
+    if ((p = at[S_NUM]) != NULL) {
         if (!OSSL_PARAM_get_uint(p, &v) || v >= c->bs) {
             CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "num");
             return 0;
@@ -273,15 +292,15 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         if (!cipher_sw_forward(c, p))
             return 0;
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_CTS_MODE)) != NULL && is_cts(c)
+    if ((p = at[S_CTS_MODE]) != NULL && is_cts(c)
         && !set_cts_mode(c, p))
         return 0;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION)) != NULL
+    if ((p = at[S_TLS_VERSION]) != NULL
         && !OSSL_PARAM_get_uint(p, &c->tls_version)) {
         CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "tls-version");
         return 0;
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE)) != NULL
+    if ((p = at[S_TLS_MAC_SIZE]) != NULL
         && (!OSSL_PARAM_get_size_t(p, &c->tls_macsize) || c->tls_macsize > EVP_MAX_MD_SIZE)) {
         CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "tls-mac-size");
         return 0;

@@ -186,13 +186,21 @@ int cipher_sw_forward(struct cipher_ctx *c, const OSSL_PARAM *p)
     return 0;
 }
 
-int cipher_set_pad(struct cipher_ctx *c, int pad)
+/* The software stream's padding set to ccree's. */
+static int forward_pad(struct cipher_ctx *c)
 {
-    unsigned int v = (unsigned int)pad;
+    unsigned int v = (unsigned int)c->pad;
     OSSL_PARAM p = OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_PADDING, &v);
 
-    c->pad = pad;
     return cipher_sw_forward(c, &p);
+}
+
+int cipher_set_pad(struct cipher_ctx *c, int pad)
+{
+    if (pad == c->pad) /* a stream in software has it: EVP sets it at every init */
+        return 1;
+    c->pad = pad;
+    return forward_pad(c);
 }
 
 int cipher_sw_take(struct cipher_ctx *c, unsigned char *out, size_t *k)
@@ -202,7 +210,7 @@ int cipher_sw_take(struct cipher_ctx *c, unsigned char *out, size_t *k)
     if (was == SW_STALE && !sw_init(c, 1))
         return cipher_sw_failed(c);
     c->sw_holds = SW_STREAM; /* from SW_IV, with padding off */
-    if (was == SW_IV && c->pad && !cipher_set_pad(c, c->pad)) /* raises its own error */
+    if (was == SW_IV && c->pad && !forward_pad(c)) /* raises its own error */
         return 0;
     if (c->bufsz > 0 && !c->e.soft->update(c->e.sw, out, k, c->bs, c->buf, c->bufsz))
         return cipher_sw_failed(c);

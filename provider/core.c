@@ -184,3 +184,18 @@ const char *ccree_software(struct ccree_prov *p, int op, const char *name)
             return props[i];
     return NULL;
 }
+
+void ccree_params_find(OSSL_PARAM params[], const char *const keys[], size_t n, OSSL_PARAM *at[])
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        at[i] = NULL;
+    for (; params != NULL && params->key != NULL; params++)
+        for (i = 0; i < n; i++)
+            if (strcmp(params->key, keys[i]) == 0) {
+                if (at[i] == NULL)
+                    at[i] = params;
+                break;
+            }
+}

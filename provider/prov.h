@@ -215,6 +215,14 @@ static inline int ccree_buffers_fine(const void *out, size_t ahead, size_t need,
            && ((uintptr_t)out + ahead <= (uintptr_t)in || (uintptr_t)out >= (uintptr_t)in + inl);
 }
 
+/*
+ * What OSSL_PARAM_locate would find of each of the n keys (the first parameter of that name,
+ * or NULL) into at[], in one pass over params: EVP asks for the IV length and sets the padding
+ * at every init, and each locate is a pass. Const params are cast, as OSSL_PARAM_locate_const
+ * casts them.
+ */
+void ccree_params_find(OSSL_PARAM params[], const char *const keys[], size_t n, OSSL_PARAM *at[]);
+
 extern const OSSL_DISPATCH ccree_cipher_functions[];
 void *ccree_cipher_newctx(struct ccree_prov *p, size_t idx);
 int ccree_cipher_get_params(OSSL_PARAM params[], size_t idx);
