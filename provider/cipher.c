@@ -65,8 +65,12 @@ static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t ke
                     c->e.alg->kname, c->e.alg->ivlen);
         return 0;
     }
-    /* A message that goes on takes its stream back; one under a new or restored IV drops it. */
-    if (new_iv || restart)
+    /*
+     * A message that goes on takes its stream back; one under a new or restored IV drops it.
+     * Not CTR's: the default provider keeps its keystream block across an init, and a num set
+     * next takes bytes from it.
+     */
+    if ((new_iv || restart) && c->mode->chain != CHAIN_CTR)
         c->sw_holds = SW_STALE;
     else if (!cipher_take_stream(c))
         return 0;

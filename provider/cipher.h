@@ -20,7 +20,8 @@ extern const char *const cts_names[]; /* OpenSSL's names of CS1, CS2 and CS3 */
  * partial block and feeds it whole blocks, padding off); or the stream, its IV and partial
  * block (buf/bufsz mirror it; CTR's num is read back) under ccree's padding, so that an update
  * in software is one call of the default provider's. A context holding the stream is keyed:
- * every init takes the stream back.
+ * every init takes the stream back, or
+ * drops it where a new IV starts the message again.
  */
 enum sw_holds { SW_STALE, SW_IV, SW_STREAM };
 
