@@ -44,8 +44,8 @@ static const struct row {
 
 /*
  * UPDATE: EVP_EncryptUpdate into one context, one endless message; DIGEST: EVP_Digest;
- * MESSAGE: a message as the VM benchmark's loop makes it: a new IV and the data, and for an
- * AEAD, as openssl speed -aead, 13 bytes of AAD before the data, then final and the tag.
+ * MESSAGE: a new IV and the data under the same key; for an AEAD, as openssl speed -aead
+ * and the VM benchmark's loop, 13 bytes of AAD before the data, then final and the tag.
  */
 static const char *const calls[] = { "EVP_EncryptUpdate", "EVP_Digest", "message" };
 
