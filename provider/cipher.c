@@ -66,14 +66,19 @@ static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t ke
         return 0;
     }
     /*
-     * A message that goes on takes its stream back; one under a new or restored IV drops it.
-     * Not CTR's: the default provider keeps its keystream block across an init, and a num set
-     * next takes bytes from it.
+     * A message under a new or restored IV, in the same direction and key, starts in the
+     * software context as in the default provider's own; another that goes on takes its stream
+     * back; one under a new key drops it. Not CTR's: the default provider keeps its keystream
+     * block across an init, and a num set next takes bytes from it.
      */
-    if ((new_iv || restart) && c->mode->chain != CHAIN_CTR)
+    if ((new_iv || restart) && key == NULL && enc == c->e.sw_enc && c->sw_holds != SW_STALE) {
+        if (!cipher_sw_restart(c, new_iv ? iv : c->oiv))
+            return 0;
+    } else if ((new_iv || restart) && c->mode->chain != CHAIN_CTR) {
         c->sw_holds = SW_STALE;
-    else if (!cipher_take_stream(c))
+    } else if (!cipher_take_stream(c)) {
         return 0;
+    }
     /* As the default provider: the IV is taken before the key, which may be refused. */
     if (new_iv) {
         memcpy(c->oiv, iv, ivlen);

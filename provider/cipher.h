@@ -19,9 +19,7 @@ extern const char *const cts_names[]; /* OpenSSL's names of CS1, CS2 and CS3 */
  * What the software context holds of the message: nothing current; its IV (ccree holds the
  * partial block and feeds it whole blocks, padding off); or the stream, its IV and partial
  * block (buf/bufsz mirror it; CTR's num is read back) under ccree's padding, so that an update
- * in software is one call of the default provider's. A context holding the stream is keyed:
- * every init takes the stream back, or
- * drops it where a new IV starts the message again.
+ * in software is one call of the default provider's. A context holding the stream is keyed.
  */
 enum sw_holds { SW_STALE, SW_IV, SW_STREAM };
 
@@ -76,6 +74,11 @@ static inline int is_cts(const struct cipher_ctx *c)
 
 /* The IV the software context holds, read into iv; and CTR's num where it holds the stream. */
 int cipher_read_iv(struct cipher_ctx *c);
+/*
+ * The software context, keeping what it holds (not SW_STALE), starts a message under iv: an
+ * init without a key in the same direction. 0 with an error, and it holds nothing.
+ */
+int cipher_sw_restart(struct cipher_ctx *c, const unsigned char *iv);
 /* The software context gives up what it holds of the message: ccree holds all of it again. */
 int cipher_take_stream(struct cipher_ctx *c);
 /*

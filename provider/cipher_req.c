@@ -71,22 +71,35 @@ int cipher_read_iv(struct cipher_ctx *c)
     return 1;
 }
 
-int cipher_take_stream(struct cipher_ctx *c)
+/*
+ * CTR: the keystream block the software stream is in, all of it (a num set next may go back
+ * in it, as in the default provider's): the block of the counter before the one it holds.
+ */
+static int read_keystream(struct cipher_ctx *c)
 {
     static const unsigned char zero[MAXBLK];
-    size_t n, left;
+    unsigned char ctr[MAXBLK];
+    size_t i = c->bs, n;
+
+    memcpy(ctr, c->iv, c->bs);
+    while (i-- > 0 && ctr[i]-- == 0)
+        ;
+    if (ccree_engine_sw_init(&c->e, c->enc)(c->e.sw, NULL, 0, ctr, c->bs, NULL)
+        && c->e.soft->update(c->e.sw, c->ks, &n, c->bs, zero, c->bs) && n == c->bs)
+        return 1;
+    CCREE_RAISE(c->e.prov, CCREE_R_SOFTWARE, "cannot read the software keystream");
+    return 0;
+}
+
+int cipher_take_stream(struct cipher_ctx *c)
+{
+    int mid_block;
 
     if (!cipher_read_iv(c))
         return 0;
-    /* CTR: the rest of the keystream block the stream is in, for ccree's partial block */
-    left = c->bs - c->num;
-    if (c->sw_holds == SW_STREAM && c->num != 0
-        && !(c->e.soft->update(c->e.sw, c->ks + c->num, &n, left, zero, left) && n == left)) {
-        CCREE_RAISE(c->e.prov, CCREE_R_SOFTWARE, "cannot read the software keystream");
-        return 0;
-    }
+    mid_block = c->sw_holds == SW_STREAM && c->num != 0;
     c->sw_holds = SW_STALE;
-    return 1;
+    return !mid_block || read_keystream(c);
 }
 
 /* The IV after n more bytes from off: CBC's last ciphertext block, CTR's counter. */
@@ -168,6 +181,14 @@ static int sw_init(struct cipher_ctx *c, int stream)
     c->e.sw_enc = c->enc;
     c->sw_holds = !c->e.sw_keyed ? SW_STALE : stream ? SW_STREAM : SW_IV;
     return c->e.sw_keyed;
+}
+
+int cipher_sw_restart(struct cipher_ctx *c, const unsigned char *iv)
+{
+    if (ccree_engine_sw_init(&c->e, c->enc)(c->e.sw, NULL, 0, iv, c->e.alg->ivlen, NULL))
+        return 1;
+    c->sw_holds = SW_STALE;
+    return cipher_sw_failed(c);
 }
 
 /* The software context ready for whole blocks under this key, direction and IV. */
