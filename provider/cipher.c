@@ -293,7 +293,9 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             return 0;
     }
     if ((p = at[S_NUM]) != NULL) {
-        if (!OSSL_PARAM_get_uint(p, &v) || v >= c->bs) {
+        /* as the default provider: CTR's within its block, or from OpenSSL 3.0.22 only 0 */
+        if (!OSSL_PARAM_get_uint(p, &v) || v >= c->bs
+            || (v != 0 && c->mode->chain == CHAIN_CTR && !c->e.prov->sw_takes_num[c->e.idx])) {
             CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "num");
             return 0;
         }
