@@ -66,12 +66,15 @@ static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t ke
         return 0;
     }
     /*
-     * A message under a new or restored IV, in the same direction and key, starts in the
-     * software context as in the default provider's own; another that goes on takes its stream
-     * back; one under a new key drops it. Not CTR's: the default provider keeps its keystream
-     * block across an init, and a num set next takes bytes from it.
+     * An init without a key, under a new or restored IV, in the direction of a software context
+     * that holds the message, starts the next message there, as the default provider's own
+     * init. Otherwise the stream is taken back, or dropped where a new or restored IV starts
+     * the message again. CTR takes it back where a num other than 0 can be set next (before
+     * OpenSSL 3.0.22): the default provider keeps its keystream block across an init, and that
+     * num reads from it.
      */
-    if ((new_iv || restart) && key == NULL && enc == c->e.sw_enc && c->sw_holds != SW_STALE) {
+    if ((new_iv || restart) && key == NULL && enc == c->e.sw_enc && c->sw_holds != SW_STALE
+        && (c->mode->chain != CHAIN_CTR || !c->e.prov->sw_takes_num[c->e.idx])) {
         if (!cipher_sw_restart(c, new_iv ? iv : c->oiv))
             return 0;
     } else if ((new_iv || restart) && c->mode->chain != CHAIN_CTR) {

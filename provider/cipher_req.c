@@ -72,20 +72,24 @@ int cipher_read_iv(struct cipher_ctx *c)
 }
 
 /*
- * CTR: the keystream block the software stream is in, all of it (a num set next may go back
- * in it, as in the default provider's): the block of the counter before the one it holds.
+ * CTR mid-block: the keystream block the software stream is in, all of it (a num set next may
+ * go back in it, as in the default provider's). Its rest as the default provider gives it; the
+ * bytes before num, which it cannot give, those of the counter before the one it holds, which
+ * data left there (before OpenSSL 3.0.22, a num set without data points into a block it may
+ * never have computed).
  */
 static int read_keystream(struct cipher_ctx *c)
 {
     static const unsigned char zero[MAXBLK];
     unsigned char ctr[MAXBLK];
-    size_t i = c->bs, n;
+    size_t i = c->bs, n, m, left = c->bs - c->num;
 
     memcpy(ctr, c->iv, c->bs);
     while (i-- > 0 && ctr[i]-- == 0)
         ;
-    if (ccree_engine_sw_init(&c->e, c->enc)(c->e.sw, NULL, 0, ctr, c->bs, NULL)
-        && c->e.soft->update(c->e.sw, c->ks, &n, c->bs, zero, c->bs) && n == c->bs)
+    if (c->e.soft->update(c->e.sw, c->ks + c->num, &n, left, zero, left) && n == left
+        && ccree_engine_sw_init(&c->e, c->enc)(c->e.sw, NULL, 0, ctr, c->bs, NULL)
+        && c->e.soft->update(c->e.sw, c->ks, &m, c->num, zero, c->num) && m == c->num)
         return 1;
     CCREE_RAISE(c->e.prov, CCREE_R_SOFTWARE, "cannot read the software keystream");
     return 0;

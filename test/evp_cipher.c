@@ -240,6 +240,7 @@ void test_cipher_inplace(void **state)
  *           provider, message 2 starts with bytes of the keystream block it had (or, as
  *           OpenSSL 3.0.22's, num is refused)
  * variant 5 (CTR): the same with the key given again at the re-init
+ * variant 6 (CTR): as variant 4, then a re-init without an IV and num 4: back in that block
  * Records message 1 and message 2 in one trace; *m2off gets the output
  * offset where message 2 starts.
  */
@@ -273,6 +274,12 @@ static void run_reinit(const EVP_CIPHER *c, int enc, int variant,
         rc = EVP_CIPHER_CTX_set_num(ctx, 8);
         tr_rec(t, 'N', rc, rc != 1, 0);
     }
+    if (variant == 6) {
+        rc = EVP_CipherInit_ex2(ctx, NULL, NULL, NULL, enc, NULL);
+        tr_rec(t, 'I', rc, rc != 1, 0);
+        rc = EVP_CIPHER_CTX_set_num(ctx, 4);
+        tr_rec(t, 'N', rc, rc != 1, 0);
+    }
     /* message 2 in two pieces */
     tr_update(t, ctx, m2, m2len / 3, 0);
     tr_update(t, ctx, m2 + m2len / 3, m2len - m2len / 3, 0);
@@ -302,7 +309,7 @@ void test_cipher_reinit_iv(void **state)
         counters_begin(&s, c->name, 1);
         rand_key_iv(c, key, iv1);
         assert_int_equal(RAND_bytes(iv2, 16), 1);
-        for (variant = 0; variant < 6; variant++) {
+        for (variant = 0; variant < 7; variant++) {
             /* without an IV, CBC restarts from the IV last given; CTR's counter goes on */
             const unsigned char *iv_m2 = variant < 3 ? iv2 : c->mode == EVP_CIPH_CBC_MODE ? iv1 : NULL;
 
