@@ -68,16 +68,13 @@ static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t ke
     /*
      * An init without a key, under a new or restored IV, in the direction of a software context
      * that holds the message, starts the next message there, as the default provider's own
-     * init. Otherwise the stream is taken back, or dropped where a new or restored IV starts
-     * the message again. CTR takes it back where a num other than 0 can be set next (before
-     * OpenSSL 3.0.22): the default provider keeps its keystream block across an init, and that
-     * num reads from it.
+     * init. Otherwise a new or restored IV drops the stream, and a message that goes on takes
+     * it back.
      */
-    if ((new_iv || restart) && key == NULL && enc == c->e.sw_enc && c->sw_holds != SW_STALE
-        && (c->mode->chain != CHAIN_CTR || !c->e.prov->sw_takes_num[c->e.idx])) {
+    if ((new_iv || restart) && key == NULL && enc == c->e.sw_enc && c->sw_holds != SW_STALE) {
         if (!cipher_sw_restart(c, new_iv ? iv : c->oiv))
             return 0;
-    } else if ((new_iv || restart) && c->mode->chain != CHAIN_CTR) {
+    } else if (new_iv || restart) {
         c->sw_holds = SW_STALE;
     } else if (!cipher_take_stream(c)) {
         return 0;
@@ -296,9 +293,11 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             return 0;
     }
     if ((p = at[S_NUM]) != NULL) {
-        /* as the default provider: CTR's within its block, or from OpenSSL 3.0.22 only 0 */
-        if (!OSSL_PARAM_get_uint(p, &v) || v >= c->bs
-            || (v != 0 && c->mode->chain == CHAIN_CTR && !c->e.prov->sw_takes_num[c->e.idx])) {
+        /*
+         * CTR's only 0, as OpenSSL's default provider from 3.0.20 (its CTR block is a byte);
+         * before, it took any, and read keystream it may never have computed.
+         */
+        if (!OSSL_PARAM_get_uint(p, &v) || v >= c->bs || (v != 0 && c->mode->chain == CHAIN_CTR)) {
             CCREE_RAISE(c->e.prov, CCREE_R_BAD_PARAM, "num");
             return 0;
         }

@@ -71,39 +71,22 @@ int cipher_read_iv(struct cipher_ctx *c)
     return 1;
 }
 
-/*
- * CTR mid-block: the keystream block the software stream is in, all of it (a num set next may
- * go back in it, as in the default provider's). Its rest as the default provider gives it; the
- * bytes before num, which it cannot give, those of the counter before the one it holds, which
- * data left there (before OpenSSL 3.0.22, a num set without data points into a block it may
- * never have computed).
- */
-static int read_keystream(struct cipher_ctx *c)
-{
-    static const unsigned char zero[MAXBLK];
-    unsigned char ctr[MAXBLK];
-    size_t i = c->bs, n, m, left = c->bs - c->num;
-
-    memcpy(ctr, c->iv, c->bs);
-    while (i-- > 0 && ctr[i]-- == 0)
-        ;
-    if (c->e.soft->update(c->e.sw, c->ks + c->num, &n, left, zero, left) && n == left
-        && ccree_engine_sw_init(&c->e, c->enc)(c->e.sw, NULL, 0, ctr, c->bs, NULL)
-        && c->e.soft->update(c->e.sw, c->ks, &m, c->num, zero, c->num) && m == c->num)
-        return 1;
-    CCREE_RAISE(c->e.prov, CCREE_R_SOFTWARE, "cannot read the software keystream");
-    return 0;
-}
-
 int cipher_take_stream(struct cipher_ctx *c)
 {
-    int mid_block;
+    static const unsigned char zero[MAXBLK];
+    size_t n, left;
 
     if (!cipher_read_iv(c))
         return 0;
-    mid_block = c->sw_holds == SW_STREAM && c->num != 0;
+    /* CTR: the rest of the keystream block the stream is in, for ccree's partial block */
+    left = c->bs - c->num;
+    if (c->sw_holds == SW_STREAM && c->num != 0
+        && !(c->e.soft->update(c->e.sw, c->ks + c->num, &n, left, zero, left) && n == left)) {
+        CCREE_RAISE(c->e.prov, CCREE_R_SOFTWARE, "cannot read the software keystream");
+        return 0;
+    }
     c->sw_holds = SW_STALE;
-    return !mid_block || read_keystream(c);
+    return 1;
 }
 
 /* The IV after n more bytes from off: CBC's last ciphertext block, CTR's counter. */

@@ -424,21 +424,6 @@ static int final_seals_empty(EVP_CIPHER *sw)
     return checks;
 }
 
-/* Whether software's CTR takes a num set within its keystream block. */
-static int takes_num(EVP_CIPHER *sw)
-{
-    static const unsigned char zero[32];
-    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    int takes;
-
-    ERR_set_mark();
-    takes = ctx != NULL && EVP_EncryptInit_ex2(ctx, sw, zero, zero, NULL)
-            && EVP_CIPHER_CTX_set_num(ctx, 1);
-    ERR_pop_to_mark();
-    EVP_CIPHER_CTX_free(ctx);
-    return takes;
-}
-
 /*
  * The software implementations, in a child library context: the default provider's, and the
  * legacy provider's for single DES. An algorithm without one is not offered.
@@ -484,8 +469,6 @@ static int load_software(struct ccree_prov *p, const OSSL_DISPATCH *in)
             p->sw_refuses_repeats[i] = refuses_repeats(p->sw_evp_cipher[i], a->ivlen);
         if (p->sw_evp_cipher[i] != NULL && a->mode == EVP_CIPH_CCM_MODE)
             p->sw_final_seals_empty[i] = final_seals_empty(p->sw_evp_cipher[i]);
-        if (p->sw_evp_cipher[i] != NULL && a->mode == EVP_CIPH_CTR_MODE)
-            p->sw_takes_num[i] = takes_num(p->sw_evp_cipher[i]);
     }
     return 1;
 }

@@ -80,8 +80,6 @@ struct ccree_prov {
     /* CCM whose software final takes a message without data as the empty one: its tag
      * computed, or checked (OpenSSL 3.0.22 on; before, such a final did nothing) */
     int sw_final_seals_empty[CCREE_NALGS];
-    /* CTR whose software takes a num other than 0 (before OpenSSL 3.0.22: its block size is 1) */
-    int sw_takes_num[CCREE_NALGS];
     struct ccree_sw_digest sw_digest[CCREE_NALGS];
     struct ccree_sw_cipher sw_cipher[CCREE_NALGS];
     EVP_MAC *sw_mac[CCREE_NALGS];

@@ -236,11 +236,9 @@ void test_cipher_inplace(void **state)
  * variant 1: message 1 abandoned with a partial block pending
  * variant 2: re-init right after the first init, no data
  * variant 3: message 1 finalized, then re-init without an IV (iv2 NULL)
- * variant 4 (CTR): message 1 abandoned mid-block, re-init, then num 8: as the default
- *           provider, message 2 starts with bytes of the keystream block it had (or, as
- *           OpenSSL 3.0.22's, num is refused)
+ * variant 4 (CTR): message 1 abandoned mid-block, re-init, then num 8 (refused)
  * variant 5 (CTR): the same with the key given again at the re-init
- * variant 6 (CTR): as variant 4, then a re-init without an IV and num 4: back in that block
+ * variant 6 (CTR): as variant 4, then a re-init without an IV and num 4 (refused)
  * Records message 1 and message 2 in one trace; *m2off gets the output
  * offset where message 2 starts.
  */
@@ -287,6 +285,27 @@ static void run_reinit(const EVP_CIPHER *c, int enc, int variant,
     EVP_CIPHER_CTX_free(ctx);
 }
 
+/*
+ * Whether the default provider refuses a CTR num other than 0, as ccree does (OpenSSL 3.0.20
+ * on); before, it took any, and read keystream it may never have computed.
+ */
+static int oracle_refuses_num(size_t ci)
+{
+    static const unsigned char key[32], iv[16];
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int refuses;
+
+    assert_non_null(ctx);
+    refuses = EVP_EncryptInit_ex2(ctx, orac_c[ci], key, iv, NULL) == 1
+              && EVP_CIPHER_CTX_set_num(ctx, 1) != 1;
+    EVP_CIPHER_CTX_free(ctx);
+    ERR_clear_error();
+    if (!refuses)
+        print_message("# %s: this default provider takes num: re-init variants 4 to 6 skipped\n",
+                      ciphers[ci].name);
+    return refuses;
+}
+
 void test_cipher_reinit_iv(void **state)
 {
     trace ts, to;
@@ -313,7 +332,7 @@ void test_cipher_reinit_iv(void **state)
             /* without an IV, CBC restarts from the IV last given; CTR's counter goes on */
             const unsigned char *iv_m2 = variant < 3 ? iv2 : c->mode == EVP_CIPH_CBC_MODE ? iv1 : NULL;
 
-            if (variant >= 4 && c->mode != EVP_CIPH_CTR_MODE)
+            if (variant >= 4 && (c->mode != EVP_CIPH_CTR_MODE || !oracle_refuses_num(ci)))
                 continue;
             for (enc = 1; enc >= 0; enc--) {
                 size_t p1len = tu_rng_range(&r, 1, 5000);
