@@ -282,7 +282,7 @@ static int block_mode_update(struct cipher_ctx *c, unsigned char *out, size_t *o
     if (c->tls_version)
         return cipher_usable(c, in, inl) && tls_record(c, out, outl, outsize, in, inl);
     if (inl == 0 && c->bufsz == 0) /* a held-back block goes out once padding is off */
-        return 1;
+        return cipher_usable(c, in, inl);
     n = block_out(c, inl);
     if (!cipher_checks(c, out, c->bufsz, n, outsize, in, inl))
         return 0;
@@ -371,8 +371,8 @@ static __attribute__((noinline)) int ctr_step(struct cipher_ctx *c, unsigned cha
 {
     struct ccree_choice ch;
 
-    if (inl == 0)
-        return 1;
+    if (inl == 0) /* as the default provider: the key first */
+        return cipher_usable(c, in, inl);
     if (!cipher_checks(c, out, 0, inl, outsize, in, inl))
         return 0;
     if (!ccree_engine_choose(&c->e, inl, &ch) && sw_direct(c, &ch, inl, inl))

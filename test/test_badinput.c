@@ -61,6 +61,18 @@ static int update_before_key(struct run *r)
     return cfinish(r, cinit(r, 1, 0), r->out, in, 16);
 }
 
+/* An update of no bytes, alone: the default provider's block and CTR ciphers ask for the key
+ * first (its GCM does not). */
+static int empty_update_before_key(struct run *r)
+{
+    EVP_CIPHER_CTX *ctx = cinit(r, 1, 0);
+    int n = 0, ok = EVP_CipherUpdate(ctx, r->out, &n, in, 0);
+
+    EVP_CIPHER_CTX_free(ctx);
+    r->n = 0;
+    return ok;
+}
+
 static int final_before_key(struct run *r)
 {
     EVP_CIPHER_CTX *ctx = cinit(r, 1, 0);
@@ -683,6 +695,7 @@ static const struct {
     const char *bug; /* a known bug this row shows, in a file this test's owner does not own */
 } cases[] = {
     { "update before a key", update_before_key, CIPHER | MODES, 0, "no key set", NULL },
+    { "empty update before a key", empty_update_before_key, CIPHER | MODES, 0, NULL, NULL },
     { "final before a key", final_before_key, CIPHER | AEAD, 0, "no key set", NULL },
     { "final before a key, XTS and CTS", final_before_key, XTS | CTS, 0, NULL, NULL },
     { "EVP_Cipher before a key", cipher_before_key, CIPHER | MODES, 0, "no key set", NULL },
