@@ -56,7 +56,7 @@ static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t ke
                        const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
 {
     int new_iv = iv != NULL && c->e.alg->ivlen;
-    int restart = !new_iv && c->mode->restarts_iv && c->iv_set;
+    int restart = !new_iv && c->mode->restarts_iv && c->iv_set, started = 1;
 
     if (!ccree_check_path(c->e.prov, c->e.idx))
         return 0;
@@ -68,12 +68,12 @@ static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t ke
     /*
      * An init without a key, under a new or restored IV, in the direction of a software context
      * that holds the message, starts the next message there, as the default provider's own
-     * init. Otherwise a new or restored IV drops the stream, and a message that goes on takes
-     * it back.
+     * init (where that fails, the init too, but its state is that of a new message under the
+     * IV). Otherwise a new or restored IV drops the stream, and a message that goes on takes it
+     * back.
      */
     if ((new_iv || restart) && key == NULL && enc == c->e.sw_enc && c->sw_holds != SW_STALE) {
-        if (!cipher_sw_restart(c, new_iv ? iv : c->oiv))
-            return 0;
+        started = cipher_sw_restart(c, new_iv ? iv : c->oiv);
     } else if (new_iv || restart) {
         c->sw_holds = SW_STALE;
     } else if (!cipher_take_stream(c)) {
@@ -93,7 +93,7 @@ static int cipher_init(struct cipher_ctx *c, const unsigned char *key, size_t ke
     c->bufsz = 0;
     c->num = 0;
     c->updated = 0;
-    return cipher_set_ctx_params(c, params);
+    return started && cipher_set_ctx_params(c, params);
 }
 
 static int cipher_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
