@@ -320,7 +320,7 @@ void test_cipher_reinit_iv(void **state)
     for (ci = 0; ci < NCIPHERS; ci++) {
         const cipher_info *c = &ciphers[ci];
         unsigned char key[32], iv1[16], iv2[16];
-        int variant, enc;
+        int variant, enc, variants;
         csnap s;
         tu_rng r;
 
@@ -328,12 +328,11 @@ void test_cipher_reinit_iv(void **state)
         counters_begin(&s, c->name, 1);
         rand_key_iv(c, key, iv1);
         assert_int_equal(RAND_bytes(iv2, 16), 1);
-        for (variant = 0; variant < 7; variant++) {
+        variants = c->mode == EVP_CIPH_CTR_MODE && oracle_refuses_num(ci) ? 7 : 4;
+        for (variant = 0; variant < variants; variant++) {
             /* without an IV, CBC restarts from the IV last given; CTR's counter goes on */
             const unsigned char *iv_m2 = variant < 3 ? iv2 : c->mode == EVP_CIPH_CBC_MODE ? iv1 : NULL;
 
-            if (variant >= 4 && (c->mode != EVP_CIPH_CTR_MODE || !oracle_refuses_num(ci)))
-                continue;
             for (enc = 1; enc >= 0; enc--) {
                 size_t p1len = tu_rng_range(&r, 1, 5000);
                 size_t p2len = tu_rng_range(&r, 1, 70000);
