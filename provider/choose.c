@@ -15,13 +15,9 @@
 
 static size_t size_class(size_t len)
 {
-    size_t c = 0;
+    size_t c = len > 1 ? 63 - (size_t)__builtin_clzll(len) : 0;
 
-    while (len > 1 && c < CCREE_CLASSES - 1) {
-        len >>= 1;
-        c++;
-    }
-    return c;
+    return c < CCREE_CLASSES - 1 ? c : CCREE_CLASSES - 1;
 }
 
 uint64_t ccree_now(clockid_t clock)
