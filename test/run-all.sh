@@ -83,11 +83,12 @@ CCREE_VM_TIMEOUT=3600 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 ctest --test
 test/vm/run.sh -- env CCREE_REQUIRE_OFFLOAD=1 sh -c 'sh test/fuzz/run.sh 0 &&
       CCREE_FUZZ_OLD=1 sh test/fuzz/run.sh "${CCREE_FUZZ_SECONDS:-300}"'
 # The Debian package, built from a copy of the tree (dpkg-buildpackage writes beside the tree),
-# installed and smoke-tested in the VM, whose root is a throwaway overlay; and cross-built for
-# arm64 (without its tests, which cannot run here: they run below).
+# installed and smoke-tested in the VM, whose root is a throwaway overlay (its build runs the
+# suite, without the cases of 2 GiB: the native run's); and cross-built for arm64 (without its
+# tests, which cannot run here: they run below).
 rm -rf build-deb && mkdir -p build-deb/ccree
 git ls-files -co --exclude-standard -z | tar --null -T - -c | tar -x -C build-deb/ccree
-(cd build-deb/ccree && dpkg-buildpackage -us -uc -b &&
+(cd build-deb/ccree && CCREE_BADINPUT_BIG=0 dpkg-buildpackage -us -uc -b &&
  DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -a arm64 -Pnocheck -us -uc -b)
 test/vm/run.sh -- sh -c \
       'dpkg -i build-deb/ccree_*_"$(dpkg --print-architecture)".deb && debian/tests/smoke'
